@@ -1,0 +1,96 @@
+"""DynamoDB's exceptions, shared by every layer.
+
+Each layer raises these; only the protocol layer turns them into HTTP. They
+live outside the layer folders because the engine and the api both raise
+them and no layer may import from the one above it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DYNAMODB = "com.amazonaws.dynamodb.v20120810"
+CORAL_VALIDATE = "com.amazon.coral.validate"
+CORAL_SERVICE = "com.amazon.coral.service"
+
+
+class DynamoDBError(Exception):
+    """An error DynamoDB would answer with; `code` and `message` go on the wire."""
+
+    code = "InternalServerError"
+    prefix = DYNAMODB
+    status = 400
+
+    def __init__(self, message: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        # Extra top-level members of the error body (Item, CancellationReasons ...).
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"__type": f"{self.prefix}#{self.code}"}
+        if self.message is not None:
+            out["message"] = self.message
+        out.update(self.extra)
+        return out
+
+
+class ValidationException(DynamoDBError):
+    code = "ValidationException"
+
+
+class ShapeValidationException(ValidationException):
+    """Request-shape errors carry coral's validate prefix, as on the real service."""
+
+    prefix = CORAL_VALIDATE
+
+
+class SerializationException(DynamoDBError):
+    code = "SerializationException"
+    prefix = CORAL_SERVICE
+
+
+class UnknownOperationException(DynamoDBError):
+    code = "UnknownOperationException"
+    prefix = CORAL_SERVICE
+
+
+class MissingAuthenticationTokenException(DynamoDBError):
+    code = "MissingAuthenticationTokenException"
+    prefix = CORAL_SERVICE
+    status = 403
+
+
+class ResourceNotFoundException(DynamoDBError):
+    code = "ResourceNotFoundException"
+
+
+class ResourceInUseException(DynamoDBError):
+    code = "ResourceInUseException"
+
+
+class ConditionalCheckFailedException(DynamoDBError):
+    code = "ConditionalCheckFailedException"
+
+
+class LimitExceededException(DynamoDBError):
+    code = "LimitExceededException"
+
+
+class ProvisionedThroughputExceededException(DynamoDBError):
+    code = "ProvisionedThroughputExceededException"
+
+
+class TransactionConflictException(DynamoDBError):
+    code = "TransactionConflictException"
+
+
+class RequestEntityTooLarge(DynamoDBError):
+    code = "RequestEntityTooLarge"
+    prefix = CORAL_SERVICE
+    status = 413
+
+
+class InternalServerError(DynamoDBError):
+    code = "InternalServerError"
+    status = 500
