@@ -1,0 +1,33 @@
+"""Operation name -> handler. The protocol layer calls `handle` for every request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine.engine import Engine
+from ..errors import SerializationException, UnknownOperationException
+from . import items, tables
+from .validation.shapes import validate_request
+
+Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
+
+OPERATIONS: dict[str, Handler] = {
+    "CreateTable": tables.create_table,
+    "DescribeTable": tables.describe_table,
+    "ListTables": tables.list_tables,
+    "DeleteTable": tables.delete_table,
+    "PutItem": items.put_item,
+    "GetItem": items.get_item,
+    "DeleteItem": items.delete_item,
+}
+
+
+def handle(engine: Engine, operation: str, request: Any) -> dict[str, Any]:
+    handler = OPERATIONS.get(operation)
+    if handler is None:
+        raise UnknownOperationException()
+    if request is None:
+        raise SerializationException()
+    validate_request(operation, request)
+    return handler(engine, request)

@@ -1,0 +1,119 @@
+"""The request-level rules around expressions, shared by every data operation.
+
+Which expressions a request carries, whether it mixes them with the legacy
+parameters, whether ExpressionAttributeNames/Values are allowed, well formed
+and all used: DynamoDB checks these before it looks at the table, in this
+order, with these words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.expressions import (
+    check_placeholders,
+    parse_condition,
+    parse_projection,
+    parse_update,
+)
+from ..engine.values import normalize_value
+from ..errors import ValidationException
+
+_NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")
+_VALUE_KEY = re.compile(r":[A-Za-z0-9_]+\Z")
+
+# Expressions that may use ExpressionAttributeValues (a projection cannot).
+_USES_VALUES = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression")
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "ConditionExpression": lambda text: parse_condition(text, "ConditionExpression"),
+    "FilterExpression": lambda text: parse_condition(text, "FilterExpression"),
+    "KeyConditionExpression": lambda text: parse_condition(text, "KeyConditionExpression"),
+    "ProjectionExpression": parse_projection,
+    "UpdateExpression": parse_update,
+}
+
+
+@dataclass(slots=True)
+class Expressions:
+    """The parsed expressions of one request and the placeholders they use."""
+
+    parsed: dict[str, Any] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def get(self, param: str) -> Any:
+        return self.parsed.get(param)
+
+
+def _braces(params: Sequence[str]) -> str:
+    return "{" + ", ".join(params) + "}"
+
+
+def _check_usage(request: dict[str, Any], expression_params: Sequence[str], legacy_params: Sequence[str]) -> bool:
+    used = [p for p in expression_params if p in request]
+    legacy = [p for p in legacy_params if p in request]
+    if used and legacy:
+        raise ValidationException(
+            "Can not use both expression and non-expression parameters in the same request: "
+            f"Non-expression parameters: {_braces(legacy)} Expression parameters: {_braces(used)}"
+        )
+    if used:
+        return True
+    if "ExpressionAttributeNames" in request:
+        raise ValidationException("ExpressionAttributeNames can only be specified when using expressions")
+    if "ExpressionAttributeValues" in request:
+        nulls = [p for p in expression_params if p in _USES_VALUES]
+        verb = "is" if len(nulls) == 1 else "are"
+        raise ValidationException(
+            "ExpressionAttributeValues can only be specified when using expressions: "
+            f"{' and '.join(nulls)} {verb} null"
+        )
+    return False
+
+
+def _placeholder_map(request: dict[str, Any], param: str, pattern: re.Pattern[str]) -> dict[str, Any]:
+    mapping = request.get(param)
+    if mapping is None:
+        return {}
+    if not mapping:
+        raise ValidationException(f"{param} must not be empty")
+    for key in mapping:
+        if not pattern.match(key):
+            raise ValidationException(f'{param} contains invalid key: Syntax error; key: "{key}"')
+    return mapping
+
+
+def _normalized_values(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for key, value in values.items():
+        try:
+            out[key] = normalize_value(value)
+        except ValidationException as error:
+            raise ValidationException(
+                f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}"
+            ) from None
+    return out
+
+
+def read_expressions(
+    request: dict[str, Any],
+    expression_params: Sequence[str],
+    legacy_params: Sequence[str] = (),
+) -> Expressions:
+    """Validate and parse the request's expressions (cached by text)."""
+    if not _check_usage(request, expression_params, legacy_params):
+        return Expressions()
+    names = _placeholder_map(request, "ExpressionAttributeNames", _NAME_KEY)
+    values = _normalized_values(_placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY))
+    parsed = {}
+    for param in expression_params:
+        text = request.get(param)
+        if text is not None:
+            parsed[param] = _PARSERS[param](text)
+    check_placeholders(list(parsed.values()), names, values)
+    return Expressions(parsed, names, values)
+

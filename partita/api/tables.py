@@ -1,0 +1,25 @@
+"""Table operations: CreateTable, DescribeTable, ListTables, DeleteTable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.engine import Engine
+from .validation.tables import validate_create_table
+
+
+def create_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    validate_create_table(request)
+    return {"TableDescription": engine.tables.create(request)}
+
+
+def describe_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return {"Table": engine.tables.describe(request["TableName"])}
+
+
+def list_tables(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return engine.tables.list(request.get("ExclusiveStartTableName"), request.get("Limit"))
+
+
+def delete_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return {"TableDescription": engine.tables.delete(request["TableName"])}

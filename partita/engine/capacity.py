@@ -1,0 +1,54 @@
+"""DynamoDB's capacity arithmetic, and the ConsumedCapacity document.
+
+Reads are charged per 4 KB of item read (halved when eventually
+consistent), writes per 1 KB of the larger of the old and the new item;
+a missing item still costs one unit (half for an eventual read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+READ_UNIT_BYTES = 4096
+WRITE_UNIT_BYTES = 1024
+
+
+def read_units(size: int, consistent: bool) -> float:
+    units = max(1, -(-size // READ_UNIT_BYTES))
+    return float(units) if consistent else units / 2
+
+
+def write_units(size: int) -> float:
+    return float(max(1, -(-size // WRITE_UNIT_BYTES)))
+
+
+@dataclass(slots=True)
+class Consumed:
+    """Units one request consumed on one table, split by table and index."""
+
+    table_name: str
+    table: float = 0.0
+    local_indexes: dict[str, float] = field(default_factory=dict)
+    global_indexes: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return self.table + sum(self.local_indexes.values()) + sum(self.global_indexes.values())
+
+    def document(self, mode: str | None) -> dict[str, Any] | None:
+        """ConsumedCapacity as DynamoDB returns it for ReturnConsumedCapacity=mode."""
+        if mode not in ("TOTAL", "INDEXES"):
+            return None
+        out: dict[str, Any] = {"TableName": self.table_name, "CapacityUnits": self.total}
+        if mode == "INDEXES":
+            out["Table"] = {"CapacityUnits": self.table}
+            if self.local_indexes:
+                out["LocalSecondaryIndexes"] = {
+                    name: {"CapacityUnits": units} for name, units in self.local_indexes.items()
+                }
+            if self.global_indexes:
+                out["GlobalSecondaryIndexes"] = {
+                    name: {"CapacityUnits": units} for name, units in self.global_indexes.items()
+                }
+        return out

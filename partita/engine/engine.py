@@ -1,0 +1,20 @@
+"""The engine's front door: one object per store, grouping the operation families."""
+
+from __future__ import annotations
+
+from ..storage.base import Store
+from .catalog import Catalog
+from .items import ItemOps
+from .tables import TableOps
+
+
+class Engine:
+    def __init__(self, store: Store, region: str = "us-east-1") -> None:
+        self.store = store
+        self.region = region
+        self.catalog = Catalog(store)
+        self.tables = TableOps(store, self.catalog, region)
+        self.items = ItemOps(store, self.tables)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,103 @@
+"""Single-item reads and writes: PutItem, GetItem, DeleteItem.
+
+Each write is one store transaction: read the old item, check the
+condition against it, write. The store's write transaction is
+serializable, so a condition can never pass against a stale item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import ConditionalCheckFailedException
+from ..storage.base import Store
+from .capacity import Consumed, read_units, write_units
+from .expressions import evaluate
+from .item_keys import check_item_key, check_key
+from .tables import TableOps
+from .values import item_size
+
+Item = dict[str, dict[str, Any]]
+CONDITION_FAILED = "The conditional request failed"
+
+
+@dataclass(slots=True)
+class Condition:
+    """A parsed ConditionExpression and the placeholders it is evaluated with."""
+
+    expression: Any
+    names: dict[str, str]
+    values: dict[str, dict[str, Any]]
+
+    def holds(self, item: Item | None) -> bool:
+        return evaluate(self.expression, item, self.names, self.values)
+
+
+@dataclass(slots=True)
+class WriteResult:
+    old: Item | None
+    consumed: Consumed
+
+
+def _check_condition(condition: Condition | None, old: Item | None, return_old_on_fail: bool) -> None:
+    if condition is None or condition.holds(old):
+        return
+    if return_old_on_fail and old is not None:
+        raise ConditionalCheckFailedException(CONDITION_FAILED, Item=old)
+    raise ConditionalCheckFailedException(CONDITION_FAILED)
+
+
+class ItemOps:
+    def __init__(self, store: Store, tables: TableOps) -> None:
+        self._store = store
+        self._tables = tables
+
+    def put(
+        self,
+        table_name: str,
+        item: Item,
+        condition: Condition | None = None,
+        return_old_on_fail: bool = False,
+    ) -> WriteResult:
+        table = self._tables.get(table_name)
+        check_item_key(table, item)
+        row = table.row_key(item)
+        size = item_size(item)
+        encoded = orjson.dumps(item)
+        with self._store.write() as txn:
+            raw = txn.get(row)
+            old = None if raw is None else orjson.loads(raw)
+            _check_condition(condition, old, return_old_on_fail)
+            txn.put(row, encoded, size)
+        old_size = 0 if old is None else item_size(old)
+        return WriteResult(old, Consumed(table.name, write_units(max(size, old_size))))
+
+    def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
+        table = self._tables.get(table_name)
+        check_key(table, key)
+        raw = self._store.get(table.row_key(key))
+        item = None if raw is None else orjson.loads(raw)
+        size = 0 if item is None else item_size(item)
+        return item, Consumed(table.name, read_units(size, consistent))
+
+    def delete(
+        self,
+        table_name: str,
+        key: Item,
+        condition: Condition | None = None,
+        return_old_on_fail: bool = False,
+    ) -> WriteResult:
+        table = self._tables.get(table_name)
+        check_key(table, key)
+        row = table.row_key(key)
+        with self._store.write() as txn:
+            raw = txn.get(row)
+            old = None if raw is None else orjson.loads(raw)
+            _check_condition(condition, old, return_old_on_fail)
+            if old is not None:
+                txn.delete(row)
+        size = 0 if old is None else item_size(old)
+        return WriteResult(old, Consumed(table.name, write_units(size)))

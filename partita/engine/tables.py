@@ -1,0 +1,138 @@
+"""Table lifecycle: CreateTable, DescribeTable, ListTables, DeleteTable.
+
+The request has been validated by the api layer; this module builds and
+stores DynamoDB's table description and answers from it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
+from ..storage.base import Store
+from .catalog import Catalog
+from .schema import Table
+
+ACCOUNT_ID = "000000000000"
+
+
+def _not_found(name: str) -> ResourceNotFoundException:
+    return ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
+
+
+class TableOps:
+    def __init__(self, store: Store, catalog: Catalog, region: str) -> None:
+        self._store = store
+        self._catalog = catalog
+        self._region = region
+
+    def arn(self, name: str) -> str:
+        return f"arn:aws:dynamodb:{self._region}:{ACCOUNT_ID}:table/{name}"
+
+    def create(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Store a new table; the answer says CREATING, as DynamoDB's does.
+
+        The table is usable at once (see docs/decisions.md): DescribeTable
+        reports ACTIVE from the first call, so waiters return immediately.
+        """
+        name = request["TableName"]
+        with self._store.write() as txn:
+            if self._catalog.get(name, txn) is not None:
+                raise ResourceInUseException(f"Table already exists: {name}")
+            table_id = self._catalog.next_table_id(txn)
+            description = self._describe_new(request, table_id)
+            self._catalog.put(txn, Table.from_description(description, table_id))
+        return {**description, "TableStatus": "CREATING"}
+
+    def _describe_new(self, request: dict[str, Any], table_id: int) -> dict[str, Any]:
+        name = request["TableName"]
+        now = time.time()
+        billing = request.get("BillingMode", "PROVISIONED")
+        throughput = request.get("ProvisionedThroughput") or {}
+        description: dict[str, Any] = {
+            "AttributeDefinitions": request["AttributeDefinitions"],
+            "TableName": name,
+            "KeySchema": request["KeySchema"],
+            "TableStatus": "ACTIVE",
+            "CreationDateTime": now,
+            "ProvisionedThroughput": {
+                "NumberOfDecreasesToday": 0,
+                "ReadCapacityUnits": throughput.get("ReadCapacityUnits", 0),
+                "WriteCapacityUnits": throughput.get("WriteCapacityUnits", 0),
+            },
+            "TableSizeBytes": 0,
+            "ItemCount": 0,
+            "TableArn": self.arn(name),
+            "TableId": str(uuid.uuid4()),
+            "BillingModeSummary": {"BillingMode": billing},
+            "TableClassSummary": {"TableClass": request.get("TableClass", "STANDARD")},
+            "DeletionProtectionEnabled": bool(request.get("DeletionProtectionEnabled", False)),
+        }
+        if billing == "PAY_PER_REQUEST":
+            description["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
+        sse = request.get("SSESpecification")
+        if sse and sse.get("Enabled"):
+            key = sse.get("KMSMasterKeyId") or f"arn:aws:kms:{self._region}:{ACCOUNT_ID}:key/{uuid.uuid4()}"
+            description["SSEDescription"] = {"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": key}
+        stream = request.get("StreamSpecification")
+        if stream and stream.get("StreamEnabled"):
+            label = time.strftime("%Y-%m-%dT%H:%M:%S.000", time.gmtime(now))
+            description["StreamSpecification"] = stream
+            description["LatestStreamLabel"] = label
+            description["LatestStreamArn"] = f"{self.arn(name)}/stream/{label}"
+        if request.get("Tags"):
+            description["_Tags"] = request["Tags"]
+        return description
+
+    def get(self, name: str) -> Table:
+        table = self._catalog.get(name)
+        if table is None:
+            raise ResourceNotFoundException("Requested resource not found")
+        return table
+
+    def describe(self, name: str) -> dict[str, Any]:
+        table = self._catalog.get(name)
+        if table is None:
+            raise _not_found(name)
+        return self._public(table, live_counts=True)
+
+    def _public(self, table: Table, *, live_counts: bool) -> dict[str, Any]:
+        out = {k: v for k, v in table.description.items() if not k.startswith("_")}
+        if live_counts:
+            count, size = self._store.stats(*table.data_range())
+            out["ItemCount"] = count
+            out["TableSizeBytes"] = size
+        return out
+
+    def list(self, start_after: str | None, limit: int | None) -> dict[str, Any]:
+        limit = 100 if limit is None else limit
+        names: list[str] = []
+        more = False
+        for name in self._catalog.names(start_after):
+            if len(names) == limit:
+                more = True
+                break
+            names.append(name)
+        out: dict[str, Any] = {"TableNames": names}
+        if more:
+            out["LastEvaluatedTableName"] = names[-1]
+        return out
+
+    def delete(self, name: str) -> dict[str, Any]:
+        with self._store.write() as txn:
+            table = self._catalog.get(name, txn)
+            if table is None:
+                raise _not_found(name)
+            if table.description.get("DeletionProtectionEnabled"):
+                raise ValidationException(
+                    "Resource cannot be deleted as it is currently protected against deletion. "
+                    "Disable deletion protection first."
+                )
+            out = self._public(table, live_counts=False)
+            count, size = txn.stats(*table.data_range())
+            txn.delete_range(*table.data_range())
+            self._catalog.delete(txn, name)
+        out.update(TableStatus="DELETING", ItemCount=count, TableSizeBytes=size)
+        return out

@@ -1,0 +1,172 @@
+"""The HTTP face of Partita: DynamoDB's JSON 1.0 protocol as a raw ASGI app.
+
+A raw ASGI callable (no framework) because every request takes this path and
+a framework's routing and request objects would cost more than the work of a
+GetItem. The order of checks follows the real service: content type, JSON,
+target, authentication header, then the operation.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import zlib
+from typing import Any
+
+import orjson
+
+from ..api.dispatch import handle
+from ..engine.engine import Engine
+from ..errors import (
+    CORAL_SERVICE,
+    DynamoDBError,
+    InternalServerError,
+    MissingAuthenticationTokenException,
+    SerializationException,
+    UnknownOperationException,
+)
+
+log = logging.getLogger("partita")
+
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+JSON_TYPES = (b"application/x-amz-json-1.0", b"application/json")
+TARGET_PREFIXES = ("DynamoDB_20120810.",)
+_UNKNOWN_XML = b"<UnknownOperationException/>\n"
+
+
+class IncompleteSignatureException(DynamoDBError):
+    code = "IncompleteSignatureException"
+    prefix = CORAL_SERVICE
+
+
+def request_id() -> bytes:
+    """52 upper-case characters, the shape of DynamoDB's x-amzn-RequestId."""
+    return base64.b64encode(os.urandom(39)).upper().replace(b"+", b"0").replace(b"/", b"0")
+
+
+def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
+    return {name.lower(): value for name, value in scope["headers"]}
+
+
+def _check_auth(headers: dict[bytes, bytes]) -> None:
+    """Reject requests that are not SigV4-signed at all, as DynamoDB does.
+
+    Signatures are not verified yet (any credentials work, as on DynamoDB
+    Local); the header's presence and form are checked so that a client
+    that forgot to sign learns it here and not in production.
+    """
+    auth = headers.get(b"authorization", b"").decode("latin-1")
+    if not auth.strip().startswith("AWS4-"):
+        raise MissingAuthenticationTokenException("Request is missing Authentication Token")
+    params = {}
+    for part in "".join(auth.split(" ")[1:]).split(","):
+        name, _, value = part.strip().partition("=")
+        params[name] = value
+    message = "".join(
+        f"Authorization header requires '{name}' parameter. "
+        for name in ("Credential", "Signature", "SignedHeaders")
+        if not params.get(name)
+    )
+    if b"x-amz-date" not in headers and b"date" not in headers:
+        message += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
+    if message:
+        raise IncompleteSignatureException(message + "Authorization=" + auth)
+
+
+def _decode_body(body: bytes, headers: dict[bytes, bytes]) -> bytes:
+    if headers.get(b"content-encoding", b"").lower() == b"gzip":
+        try:
+            inflater = zlib.decompressobj(wbits=31)
+            body = inflater.decompress(body, MAX_REQUEST_BYTES + 1)
+        except zlib.error:
+            raise SerializationException() from None
+        if len(body) > MAX_REQUEST_BYTES:
+            raise SerializationException()
+    return body
+
+
+class PartitaApp:
+    """The ASGI application bound to one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        chunks = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_REQUEST_BYTES:
+                await _send(send, 413, b"", [])
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        headers = _headers(scope)
+        if scope["method"] == "GET" and not body:
+            await _send(send, 200, b"healthy: dynamodb.us-east-1.amazonaws.com ", [(b"content-type", b"text/plain")])
+            return
+        content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
+        if scope["method"] != "POST" or (body and content_type not in JSON_TYPES):
+            await _send(send, 404, _UNKNOWN_XML, [])
+            return
+        status, payload = self.respond(headers, body)
+        reply_type = b"application/x-amz-json-1.0" if content_type != b"application/json" else content_type
+        await _send(send, status, payload, [(b"content-type", reply_type)])
+
+    def respond(self, headers: dict[bytes, bytes], body: bytes) -> tuple[int, bytes]:
+        """Run one request to completion; every failure becomes DynamoDB's error."""
+        try:
+            return 200, orjson.dumps(self._run(headers, body))
+        except DynamoDBError as error:
+            return error.status, orjson.dumps(error.body())
+        except Exception:
+            log.exception("internal error")
+            error = InternalServerError("Internal server error")
+            return error.status, orjson.dumps(error.body())
+
+    def _run(self, headers: dict[bytes, bytes], body: bytes) -> dict[str, Any]:
+        body = _decode_body(body, headers)
+        request = None
+        if body:
+            try:
+                request = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                raise SerializationException() from None
+        service, _, operation = headers.get(b"x-amz-target", b"").decode("latin-1").partition(".")
+        if service + "." not in TARGET_PREFIXES or not operation:
+            raise UnknownOperationException()
+        _check_auth(headers)
+        return handle(self.engine, operation, request)
+
+
+async def _send(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    headers = headers + [
+        (b"x-amzn-requestid", request_id()),
+        (b"x-amz-crc32", str(zlib.crc32(body)).encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,64 @@
+"""The storage contract: an ordered, transactional bytes -> bytes store.
+
+Storage knows nothing of DynamoDB. The engine encodes keys so that byte order
+is DynamoDB's order, and asks only for point reads, ordered range reads and
+atomic write sets. Each row also carries an integer `weight` (the engine puts
+the item's DynamoDB size there) so that counts and sizes of a key range can be
+aggregated by the backend instead of by reading every row.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+
+
+class ReadView(ABC):
+    """Point and range reads; inside a transaction they see one snapshot."""
+
+    @abstractmethod
+    def get(self, key: bytes) -> bytes | None: ...
+
+    @abstractmethod
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Rows with start <= key < end, ascending (or descending if reverse)."""
+
+    @abstractmethod
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        """(row count, sum of weights) of the rows with start <= key < end."""
+
+
+class WriteTxn(ReadView):
+    """A serializable read-write transaction; commits when its block exits cleanly."""
+
+    @abstractmethod
+    def put(self, key: bytes, value: bytes, weight: int = 0) -> None: ...
+
+    @abstractmethod
+    def delete(self, key: bytes) -> None: ...
+
+    @abstractmethod
+    def delete_range(self, start: bytes, end: bytes) -> None: ...
+
+
+class Store(ReadView):
+    """A backend. Reads outside a transaction see the latest committed state."""
+
+    @abstractmethod
+    def snapshot(self) -> AbstractContextManager[ReadView]:
+        """A read-only transaction: several reads that see one state."""
+
+    @abstractmethod
+    def write(self) -> AbstractContextManager[WriteTxn]:
+        """A read-write transaction, serializable against every other writer."""
+
+    @abstractmethod
+    def close(self) -> None: ...
