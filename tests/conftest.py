@@ -1,0 +1,144 @@
+"""Real Partita servers for the tests, driven over HTTP as users drive them.
+
+Each pytest worker starts its own server (in memory, on a free port); tests
+share it and keep apart by unique table names. Tests that need to kill and
+restart a server use `start_server` with their own data directory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "partita")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "partita")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[str]
+    url: str
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def launch(*args: str) -> Server:
+    """Start `partita serve --port 0 ARGS` and wait for the line with its URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "partita", "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if "http://" not in line:
+        process.kill()
+        raise RuntimeError(f"partita did not start: {line!r}")
+    return Server(process, line.strip().split()[-1])
+
+
+def client_for(url: str) -> Any:
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=url,
+        region_name="us-east-1",
+        config=Config(retries={"max_attempts": 1}),
+    )
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = launch("--in-memory")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def endpoint(server: Server) -> str:
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def ddb(endpoint: str) -> Any:
+    return client_for(endpoint)
+
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def table_name() -> str:
+    return f"t-{uuid.uuid4().hex[:10]}-{next(_counter)}"
+
+
+def create_table(
+    ddb: Any,
+    name: str,
+    hash_key: tuple[str, str] = ("pk", "S"),
+    range_key: tuple[str, str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    schema = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    definitions = [{"AttributeName": hash_key[0], "AttributeType": hash_key[1]}]
+    if range_key is not None:
+        schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+        definitions.append({"AttributeName": range_key[0], "AttributeType": range_key[1]})
+    extra.setdefault("BillingMode", "PAY_PER_REQUEST")
+    return ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=definitions, **extra)
+
+
+@pytest.fixture
+def hash_table(ddb: Any, table_name: str) -> str:
+    """A table keyed by `pk` (S)."""
+    create_table(ddb, table_name)
+    return table_name
+
+
+@pytest.fixture
+def range_table(ddb: Any, table_name: str) -> str:
+    """A table keyed by `pk` (S) and `sk` (N)."""
+    create_table(ddb, table_name, range_key=("sk", "N"))
+    return table_name
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    started: list[Server] = []
+
+    def start(*args: str) -> Server:
+        srv = launch(*args)
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in started:
+        srv.stop()
+
+
+def error_of(excinfo: pytest.ExceptionInfo[Any]) -> tuple[str, str]:
+    """(code, message) of a botocore ClientError."""
+    error = excinfo.value.response["Error"]
+    return error["Code"], error.get("Message", "")
