@@ -142,3 +142,54 @@ def error_of(excinfo: pytest.ExceptionInfo[Any]) -> tuple[str, str]:
     """(code, message) of a botocore ClientError."""
     error = excinfo.value.response["Error"]
     return error["Code"], error.get("Message", "")
+
+
+FAKE_AUTH = (
+    "AWS4-HMAC-SHA256 Credential=partita/20260101/us-east-1/dynamodb/aws4_request, "
+    "SignedHeaders=host;x-amz-date, Signature=0000"
+)
+
+
+@dataclass
+class RawResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.body)
+
+
+def raw_request(
+    url: str,
+    operation: str | None,
+    body: bytes | dict[str, Any] | None,
+    *,
+    headers: dict[str, str | None] | None = None,
+    method: str = "POST",
+) -> RawResponse:
+    """One HTTP request as a hand-rolled client would send it (for bad input)."""
+    import http.client
+    import json
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url)
+    payload = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
+    sent: dict[str, str | None] = {
+        "Content-Type": "application/x-amz-json-1.0",
+        "Authorization": FAKE_AUTH,
+        "X-Amz-Date": "20260101T000000Z",
+    }
+    if operation is not None:
+        sent["X-Amz-Target"] = f"DynamoDB_20120810.{operation}"
+    sent.update(headers or {})
+    present = {k: v for k, v in sent.items() if v is not None}
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+    try:
+        conn.request(method, "/", body=payload, headers=present)
+        response = conn.getresponse()
+        return RawResponse(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        conn.close()

@@ -1,0 +1,77 @@
+"""Acknowledged writes survive `kill -9` of the server."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import ClientError, EndpointConnectionError
+from conftest import Server, client_for, create_table
+from urllib3.exceptions import HTTPError
+
+
+def test_restart_keeps_tables_and_items(start_server: Callable[..., Server], tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    first = start_server("--data-dir", data)
+    ddb = client_for(first.url)
+    create_table(ddb, "durable", range_key=("sk", "N"))
+    for i in range(50):
+        ddb.put_item(TableName="durable", Item={"pk": {"S": "p"}, "sk": {"N": str(i)}, "v": {"S": f"v{i}"}})
+    ddb.delete_item(TableName="durable", Key={"pk": {"S": "p"}, "sk": {"N": "0"}})
+    first.kill()
+
+    second = start_server("--data-dir", data)
+    ddb = client_for(second.url)
+    assert ddb.list_tables()["TableNames"] == ["durable"]
+    assert ddb.describe_table(TableName="durable")["Table"]["ItemCount"] == 49
+    assert "Item" not in ddb.get_item(TableName="durable", Key={"pk": {"S": "p"}, "sk": {"N": "0"}})
+    for i in range(1, 50):
+        item = ddb.get_item(TableName="durable", Key={"pk": {"S": "p"}, "sk": {"N": str(i)}})["Item"]
+        assert item["v"] == {"S": f"v{i}"}
+
+
+def test_kill_during_writes_loses_nothing_acknowledged(start_server: Callable[..., Server], tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    server = start_server("--data-dir", data)
+    setup = client_for(server.url)
+    create_table(setup, "stream")
+    acknowledged: list[list[int]] = [[] for _ in range(4)]
+    stop = threading.Event()
+
+    def writer(slot: int) -> None:
+        ddb = client_for(server.url)
+        n = 0
+        while not stop.is_set():
+            key = slot * 1_000_000 + n
+            try:
+                ddb.put_item(TableName="stream", Item={"pk": {"S": str(key)}, "n": {"N": str(key)}})
+            except (ClientError, EndpointConnectionError, HTTPError, ConnectionError, OSError):
+                return
+            except Exception:
+                return
+            acknowledged[slot].append(key)
+            n += 1
+
+    threads = [threading.Thread(target=writer, args=(slot,)) for slot in range(4)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while sum(map(len, acknowledged)) < 300 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.kill()
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+    written = [key for slot in acknowledged for key in slot]
+    assert len(written) >= 300
+
+    restarted = start_server("--data-dir", data)
+    ddb: Any = client_for(restarted.url)
+    missing = [
+        key for key in written
+        if "Item" not in ddb.get_item(TableName="stream", Key={"pk": {"S": str(key)}}, ConsistentRead=True)
+    ]
+    assert missing == []
