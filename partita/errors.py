@@ -20,6 +20,7 @@ class DynamoDBError(Exception):
     code = "InternalServerError"
     prefix = DYNAMODB
     status = 400
+    message_key = "message"
 
     def __init__(self, message: str | None = None, **extra: Any) -> None:
         super().__init__(message)
@@ -30,7 +31,7 @@ class DynamoDBError(Exception):
     def body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"__type": f"{self.prefix}#{self.code}"}
         if self.message is not None:
-            out["message"] = self.message
+            out[self.message_key] = self.message
         out.update(self.extra)
         return out
 
@@ -48,6 +49,7 @@ class ShapeValidationException(ValidationException):
 class SerializationException(DynamoDBError):
     code = "SerializationException"
     prefix = CORAL_SERVICE
+    message_key = "Message"  # the real service capitalises it for this family
 
 
 class UnknownOperationException(DynamoDBError):
