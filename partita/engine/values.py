@@ -1,0 +1,671 @@
+"""DynamoDB attribute values in wire form: validation, canonical form, size, order.
+
+Items stay in wire form everywhere in the engine (``{"S": "x"}``, ``{"N": "1.5"}``
+...). Every write passes through :func:`normalize_item`, so two promises hang on
+this module: what it accepts and rejects is what DynamoDB accepts and rejects,
+with DynamoDB's exception and message; and what it returns is canonical, so the
+rest of the engine may compare numbers and binaries as plain strings.
+
+Where the messages come from (see docs/decisions.md, "Attribute values"):
+
+* ValidationException texts are the ones dynalite's test suite pins against the
+  real service (its ``validateAttributeValue`` checks), plus the nesting-depth
+  text recorded against the real service by a conformance suite.
+* SerializationException texts are those of the service's JSON deserializer
+  (coral), as pinned by dynalite's current test helpers and moto's tests:
+  ``NUMBER_VALUE cannot be converted to String`` and friends. The service
+  deserializes the whole request before validating any of it, so a
+  serialization error anywhere beats a validation error anywhere; the public
+  functions here honour that by rescanning on the (rare) validation-error path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from partita.errors import SerializationException, ValidationException
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+#: The deepest level an attribute value may sit at; the attribute itself is 1.
+#: Observed on the service: a leaf at level 32 is stored, at level 33 rejected.
+MAX_NESTING_DEPTH = 32
+
+MAX_SIGNIFICANT_DIGITS = 38
+#: Decimal.adjusted() bounds: 1E-130 <= |n| < 1E+126.
+MAX_ADJUSTED_EXPONENT = 125
+MIN_ADJUSTED_EXPONENT = -130
+
+# --- ValidationException messages -------------------------------------------------
+
+_INVALID = "One or more parameter values were invalid: "
+MSG_EMPTY_AV = (
+    "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+)
+MSG_MULTIPLE_TYPES = (
+    "Supplied AttributeValue has more than one datatypes set, "
+    "must contain exactly one of the supported datatypes"
+)
+MSG_NULL_NOT_TRUE = _INVALID + "Null attribute value types must have the value of true"
+MSG_EMPTY_SS = _INVALID + "An string set  may not be empty"
+MSG_EMPTY_NS = _INVALID + "An number set  may not be empty"
+MSG_EMPTY_BS = _INVALID + "Binary sets should not be empty"
+MSG_NULL_IN_SS = _INVALID + "An string set may not have a null string as a member"
+MSG_NULL_IN_BS = _INVALID + "Binary sets may not contain null or empty values"
+MSG_NS_DUPLICATES = "Input collection contains duplicates"
+MSG_NOT_NUMERIC = "The parameter cannot be converted to a numeric value"
+MSG_TOO_MANY_DIGITS = "Attempting to store more than 38 significant digits in a Number"
+MSG_OVERFLOW = (
+    "Number overflow. Attempting to store a number with magnitude larger than supported range"
+)
+MSG_UNDERFLOW = (
+    "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+)
+MSG_NESTING = (
+    "Nesting Levels have exceeded supported limits: "
+    "Attributes in the item have nested levels beyond supported limit"
+)
+
+
+def _ss_duplicates_message(members: list[str]) -> str:
+    return f"{_INVALID}Input collection [{', '.join(members)}] contains duplicates."
+
+
+def _bs_duplicates_message(members: list[str]) -> str:
+    # The missing space before "of" is the service's.
+    return f"{_INVALID}Input collection [{', '.join(members)}]of type BS contains duplicates."
+
+
+# --- SerializationException messages (the JSON deserializer's) ---------------------
+
+_MAP_SLOT = "Start of structure or map found where not expected"
+_AV_CLASS = "com.amazonaws.dynamodb.v20120810.AttributeValue"
+MSG_B64_BAD_LAST = "Invalid last non-pad Base64 character dectected"  # sic
+
+
+def _scalar_name(value: Any) -> str:
+    """The deserializer's name for a JSON scalar token (bool before int: bool is an int)."""
+    if value is True:
+        return "TRUE_VALUE"
+    if value is False:
+        return "FALSE_VALUE"
+    if isinstance(value, int):
+        return "NUMBER_VALUE"
+    if isinstance(value, float):
+        return "DECIMAL_VALUE"
+    return "STRING_VALUE"
+
+
+def _string_slot_error(value: Any) -> str | None:
+    """Message for a non-string where a String (S, N, SS/NS member) is expected."""
+    if isinstance(value, str) or value is None:
+        return None
+    if isinstance(value, dict):
+        return _MAP_SLOT
+    if isinstance(value, list):
+        return "Unrecognized collection type class java.lang.String"
+    return f"{_scalar_name(value)} cannot be converted to String"
+
+
+def _bool_slot_error(value: Any) -> str | None:
+    """Message for a non-boolean where BOOL or NULL expects one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, dict):
+        return _MAP_SLOT
+    if isinstance(value, list):
+        return "Unrecognized collection type class java.lang.Boolean"
+    if isinstance(value, str):
+        return "Unexpected token received from parser"
+    return f"{_scalar_name(value)} cannot be converted to Boolean"
+
+
+def _blob_slot_error(value: Any) -> str | None:
+    """Message for a bad Blob (B, BS member): wrong JSON type or non-canonical base64."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _base64_error(value)
+    if isinstance(value, dict):
+        return _MAP_SLOT
+    if isinstance(value, list):
+        return "Unrecognized collection type class java.nio.ByteBuffer"
+    return "only base-64-encoded strings are convertible to bytes"
+
+
+def _list_slot_error(value: Any) -> str | None:
+    """Message for a non-list where SS/NS/BS/L expects a JSON array."""
+    if isinstance(value, list) or value is None:
+        return None
+    if isinstance(value, dict):
+        return _MAP_SLOT
+    return "Unexpected field type"
+
+
+def _map_slot_error(value: Any) -> str | None:
+    """Message for a non-object where M (or an item / key map) expects a JSON object."""
+    if isinstance(value, dict) or value is None:
+        return None
+    if isinstance(value, list):
+        return f"Unrecognized collection type java.util.Map<java.lang.String, {_AV_CLASS}>"
+    return "Unexpected field type"
+
+
+def _value_slot_error(value: Any) -> str | None:
+    """Message for a non-object where an AttributeValue structure is expected."""
+    if isinstance(value, dict) or value is None:
+        return None
+    if isinstance(value, list):
+        return f"Unrecognized collection type class {_AV_CLASS}"
+    return "Unexpected value type in payload"
+
+
+_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _base64_error(text: str) -> str | None:
+    """None if ``text`` is canonical padded base64, else the deserializer's complaint.
+
+    The service rejects anything that does not re-encode to itself (wrong length,
+    stray padding, non-zero pad bits), so accepted text is already canonical and
+    needs no rewriting.
+    """
+    try:
+        raw = binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
+        raw = None
+    if raw is not None and binascii.b2a_base64(raw, newline=False).decode("ascii") == text:
+        return None
+    if len(text) % 4:
+        return f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}"
+    for ch in text:
+        if ch not in _B64_ALPHABET:
+            return f"Invalid Base64 character: '{ch}'"
+    return MSG_B64_BAD_LAST
+
+
+# --- Numbers -----------------------------------------------------------------------
+
+# What Java's BigDecimal(String) accepts, which is what the service parses with:
+# optional sign, digits with an optional point (either side may be empty, not
+# both), optional exponent. No whitespace, NaN, Infinity or underscores (which
+# Python's Decimal would accept).
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# Already canonical: no sign but '-', no leading zeros, no trailing fractional
+# zeros, no exponent. With at most 38 characters such a number also has at most
+# 38 digits and lies well inside the range, so it needs no further work.
+_CANONICAL_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
+_canonical_match = _CANONICAL_RE.fullmatch
+
+
+def _is_canonical_number(text: str) -> bool:
+    """Whether ``text`` is already canonical and certainly in range (the write hot path)."""
+    if len(text) > 38:
+        return False
+    if text.isdigit() and text.isascii():  # the commonest case: a plain integer
+        return text[0] != "0" or len(text) == 1
+    return _canonical_match(text) is not None and text != "-0"
+
+
+def normalize_number(text: str) -> str:
+    """Validate a wire number and return DynamoDB's canonical plain-decimal form.
+
+    Canonical form is what the service stores and returns: no exponent, no '+',
+    no leading or trailing zeros, '-0' is '0'. Because it is unique per value,
+    the engine can compare canonical numbers for equality as strings.
+
+    The range check uses the exponent of the number as written before trailing
+    zeros are dropped (Decimal.adjusted() of the parsed text, as BigDecimal
+    does); that reproduces the service rejecting ``0e126`` but accepting
+    ``0.0e126``.
+    """
+    if _is_canonical_number(text):
+        return text
+    if not text:
+        raise ValidationException(MSG_NOT_NUMERIC)
+    if _NUMBER_RE.fullmatch(text) is None:
+        raise ValidationException(f"{MSG_NOT_NUMERIC}: {text}")
+    number = Decimal(text)
+    adjusted = number.adjusted()
+    if adjusted > MAX_ADJUSTED_EXPONENT:
+        raise ValidationException(MSG_OVERFLOW)
+    if adjusted < MIN_ADJUSTED_EXPONENT:
+        raise ValidationException(MSG_UNDERFLOW)
+    sign, digit_tuple, exponent = number.as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    if not digits:
+        return "0"
+    assert isinstance(exponent, int)
+    exponent += len(digit_tuple) - len(digits)
+    if len(digits) > MAX_SIGNIFICANT_DIGITS:
+        raise ValidationException(MSG_TOO_MANY_DIGITS)
+    return _plain(sign, digits, exponent)
+
+
+def _plain(sign: int, digits: str, exponent: int) -> str:
+    """Render ``(-1)**sign * int(digits) * 10**exponent`` without an exponent."""
+    if exponent >= 0:
+        body = digits + "0" * exponent
+    else:
+        point = len(digits) + exponent
+        if point > 0:
+            body = digits[:point] + "." + digits[point:]
+        else:
+            body = "0." + "0" * -point + digits
+    return "-" + body if sign else body
+
+
+def number_parts(text: str) -> tuple[bool, str, int]:
+    """(negative, significant digits, adjusted exponent) of a canonical non-zero number.
+
+    ``12.5`` is ``(False, "125", 1)``: the value is ``0.125e2``'s digits with the
+    first one at 10**1. Key encodings and sizes are built from these parts.
+    """
+    negative = text[0] == "-"
+    if negative:
+        text = text[1:]
+    whole, _, frac = text.partition(".")
+    if whole != "0":
+        return negative, (whole + frac).rstrip("0"), len(whole) - 1
+    stripped = frac.lstrip("0")
+    return negative, stripped, -(len(frac) - len(stripped)) - 1
+
+
+# --- Normalization -----------------------------------------------------------------
+
+_Handler = Callable[[Any, int], Any]
+
+
+def _norm_s(value: Any, depth: int) -> str:
+    if type(value) is str:
+        return value
+    raise SerializationException(_string_slot_error(value))
+
+
+def _norm_n(value: Any, depth: int) -> str:
+    if type(value) is str:
+        return normalize_number(value)
+    raise SerializationException(_string_slot_error(value))
+
+
+def _norm_b(value: Any, depth: int) -> str:
+    message = _blob_slot_error(value)
+    if message is not None:
+        raise SerializationException(message)
+    return value  # accepted base64 is canonical already
+
+
+def _norm_bool(value: Any, depth: int) -> bool:
+    if type(value) is bool:
+        return value
+    raise SerializationException(_bool_slot_error(value))
+
+
+def _norm_null(value: Any, depth: int) -> bool:
+    if type(value) is not bool:
+        raise SerializationException(_bool_slot_error(value))
+    if not value:
+        raise ValidationException(MSG_NULL_NOT_TRUE)
+    return True
+
+
+def _check_list(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise SerializationException(_list_slot_error(value))
+    return value
+
+
+def _norm_ss(value: Any, depth: int) -> list[str]:
+    members = _check_list(value)
+    for member in members:
+        if type(member) is not str and member is not None:
+            raise SerializationException(_string_slot_error(member))
+    if not members:
+        raise ValidationException(MSG_EMPTY_SS)
+    if None in members:
+        raise ValidationException(MSG_NULL_IN_SS)
+    if len(set(members)) != len(members):
+        raise ValidationException(_ss_duplicates_message(members))
+    return list(members)
+
+
+def _norm_ns(value: Any, depth: int) -> list[str]:
+    members = _check_list(value)
+    for member in members:
+        if type(member) is not str and member is not None:
+            raise SerializationException(_string_slot_error(member))
+    if not members:
+        raise ValidationException(MSG_EMPTY_NS)
+    out = [normalize_number(m) if m is not None else normalize_number("") for m in members]
+    if len(set(out)) != len(out):
+        raise ValidationException(MSG_NS_DUPLICATES)
+    return out
+
+
+def _norm_bs(value: Any, depth: int) -> list[str]:
+    members = _check_list(value)
+    for member in members:
+        message = _blob_slot_error(member)
+        if message is not None:
+            raise SerializationException(message)
+    if not members:
+        raise ValidationException(MSG_EMPTY_BS)
+    if None in members:
+        raise ValidationException(MSG_NULL_IN_BS)
+    if len(set(members)) != len(members):
+        raise ValidationException(_bs_duplicates_message(members))
+    return list(members)
+
+
+def _norm_l(value: Any, depth: int) -> list[AttributeValue]:
+    child = depth + 1
+    return [_norm(element, child) for element in _check_list(value)]
+
+
+def _norm_m(value: Any, depth: int) -> dict[str, AttributeValue]:
+    if type(value) is not dict:
+        raise SerializationException(_map_slot_error(value))
+    child = depth + 1
+    return {name: _norm(element, child) for name, element in value.items()}
+
+
+_HANDLERS: dict[str, _Handler] = {
+    "S": _norm_s,
+    "N": _norm_n,
+    "B": _norm_b,
+    "BOOL": _norm_bool,
+    "NULL": _norm_null,
+    "SS": _norm_ss,
+    "NS": _norm_ns,
+    "BS": _norm_bs,
+    "L": _norm_l,
+    "M": _norm_m,
+}
+
+
+def _norm(av: Any, depth: int) -> AttributeValue:
+    """Canonical copy of one attribute value at nesting level ``depth`` (1 = attribute).
+
+    The hot path of every write: a single-typed value, and above all an S or an
+    already canonical N, is handled inline; everything else goes the general way.
+    """
+    if type(av) is dict and len(av) == 1 and depth <= MAX_NESTING_DEPTH:
+        ((type_name, value),) = av.items()
+        if type_name == "S":
+            if type(value) is str:
+                return {"S": value}
+        elif type_name == "N":
+            if type(value) is str and _is_canonical_number(value):
+                return {"N": value}
+        handler = _HANDLERS.get(type_name)
+        if handler is not None and value is not None:
+            return {type_name: handler(value, depth)}
+    return _norm_general(av, depth)
+
+
+def _norm_general(av: Any, depth: int) -> AttributeValue:
+    """Canonical copy of one attribute value at nesting level ``depth`` (1 = attribute).
+
+    Unknown members and JSON nulls are ignored, as the deserializer drops them;
+    then every set member is validated in the order given and, only at the end,
+    the count of types is checked (the service reports a bad member of a
+    two-typed value before it reports the two types).
+    """
+    if type(av) is not dict:
+        if av is None:
+            raise ValidationException(MSG_EMPTY_AV)
+        raise SerializationException(_value_slot_error(av))
+    if depth > MAX_NESTING_DEPTH:
+        raise ValidationException(MSG_NESTING)
+    found_type: str | None = None
+    found_value: Any = None
+    count = 0
+    for type_name, value in av.items():
+        handler = _HANDLERS.get(type_name)
+        if handler is None or value is None:
+            continue
+        normalized = handler(value, depth)
+        count += 1
+        if count == 1:
+            found_type, found_value = type_name, normalized
+    if count == 1:
+        assert found_type is not None
+        return {found_type: found_value}
+    raise ValidationException(MSG_EMPTY_AV if count == 0 else MSG_MULTIPLE_TYPES)
+
+
+def normalize_value(av: Any) -> AttributeValue:
+    """Validate one attribute value (e.g. an ExpressionAttributeValue) and canonicalize it."""
+    try:
+        return _norm(av, 1)
+    except ValidationException:
+        check_value_types(av)
+        raise
+
+
+def normalize_item(item: Any) -> Item:
+    """Validate an item (or key) map and return its canonical copy.
+
+    Runs on every write. Sets stay lists in the order given; numbers become
+    canonical strings; binaries must already be canonical base64.
+    """
+    if type(item) is not dict:
+        raise SerializationException(_map_slot_error(item))
+    try:
+        return {name: _norm(av, 1) for name, av in item.items()}
+    except ValidationException:
+        check_item_types(item)
+        raise
+
+
+# --- The deserializer's view alone ---------------------------------------------------
+
+
+def _value_type_error(av: Any) -> str | None:
+    """First deserialization error inside one attribute value, in document order."""
+    message = _value_slot_error(av)
+    if message is not None or av is None:
+        return message
+    for type_name, value in av.items():
+        if value is None:
+            continue
+        if type_name in ("S", "N"):
+            message = _string_slot_error(value)
+        elif type_name == "B":
+            message = _blob_slot_error(value)
+        elif type_name in ("BOOL", "NULL"):
+            message = _bool_slot_error(value)
+        elif type_name in ("SS", "NS", "BS", "L"):
+            message = _list_slot_error(value)
+            if message is None:
+                if type_name == "L":
+                    member_check: Callable[[Any], str | None] = _value_type_error
+                elif type_name == "BS":
+                    member_check = _blob_slot_error
+                else:
+                    member_check = _string_slot_error
+                for member in value:
+                    message = member_check(member)
+                    if message is not None:
+                        break
+        elif type_name == "M":
+            message = _map_slot_error(value)
+            if message is None:
+                for member in value.values():
+                    message = _value_type_error(member)
+                    if message is not None:
+                        break
+        if message is not None:
+            return message
+    return None
+
+
+def check_value_types(av: Any) -> None:
+    """Raise the SerializationException the service's deserializer would, if any.
+
+    The api layer may call this on every AttributeValue-bearing part of a
+    request before validating any of them, to get the service's precedence of
+    serialization over validation errors across the whole request.
+    """
+    message = _value_type_error(av)
+    if message is not None:
+        raise SerializationException(message)
+
+
+def check_item_types(item: Any) -> None:
+    """:func:`check_value_types` for an item or key map."""
+    message = _map_slot_error(item)
+    if message is None and item is not None:
+        for av in item.values():
+            message = _value_type_error(av)
+            if message is not None:
+                break
+    if message is not None:
+        raise SerializationException(message)
+
+
+# --- Size ----------------------------------------------------------------------------
+
+
+def _number_size(text: str) -> int:
+    """Bytes of a canonical number: 1 exponent byte, base-100 digit pairs, 1 more if negative.
+
+    Digit pairs are aligned on the decimal point (so 1.5 needs "01|50", two
+    pairs, but 15 one), which is what makes a number cost about one byte per two
+    significant digits plus one. Zero costs 1.
+    """
+    if text == "0":
+        return 1
+    negative = text[0] == "-"
+    body = text[1:] if negative else text
+    point = body.find(".")
+    if point < 0:  # integer: trailing zeros are not significant
+        digits = len(body.rstrip("0"))
+        adjusted = len(body) - 1
+    elif body[0] == "0":  # 0.000ddd
+        significant = len(body) - 2 - len(body[2:].lstrip("0"))
+        digits = len(body) - 2 - significant
+        adjusted = -significant - 1
+    else:  # canonical fractions end in a non-zero digit
+        digits = len(body) - 1
+        adjusted = point - 1
+    return 1 + (digits + 2 - (adjusted & 1)) // 2 + negative
+
+
+def _binary_size(text: str) -> int:
+    if not text:
+        return 0
+    return len(text) // 4 * 3 - (text[-1] == "=") - (text[-2] == "=")
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def value_size(av: AttributeValue) -> int:
+    """DynamoDB's size of a canonical value, without its attribute name.
+
+    The rule (AWS "Item sizes and formats", made exact as dynalite measured it
+    against the service): S is its UTF-8 length; B its raw length; N as in
+    :func:`_number_size`; BOOL and NULL 1; a set the sum of its members; L and M
+    3 bytes plus, per element, 1 byte plus the element (a map element's name
+    counts too).
+    """
+    ((type_name, value),) = av.items()
+    if type_name == "S":
+        return len(value) if value.isascii() else len(value.encode("utf-8"))
+    if type_name == "N":
+        return _number_size(value)
+    if type_name == "M":
+        size = 3
+        for name, element in value.items():
+            size += 1 + _utf8_len(name) + value_size(element)
+        return size
+    if type_name == "L":
+        size = 3
+        for element in value:
+            size += 1 + value_size(element)
+        return size
+    if type_name == "B":
+        return _binary_size(value)
+    if type_name in ("BOOL", "NULL"):
+        return 1
+    if type_name == "SS":
+        return sum(map(_utf8_len, value))
+    if type_name == "NS":
+        return sum(map(_number_size, value))
+    if type_name == "BS":
+        return sum(map(_binary_size, value))
+    raise ValueError(f"not an attribute value type: {type_name}")
+
+
+def item_size(item: Item) -> int:
+    """DynamoDB's item size: every attribute's UTF-8 name length plus its value's size."""
+    size = 0
+    for name, av in item.items():
+        size += (len(name) if name.isascii() else len(name.encode("utf-8"))) + value_size(av)
+    return size
+
+
+# --- Order and equality --------------------------------------------------------------
+
+
+def compare(a: AttributeValue, b: AttributeValue) -> int:
+    """-1/0/1 for two canonical scalars of one type, in DynamoDB's order.
+
+    N by numeric value, S by UTF-8 bytes (the same as code-point order, which is
+    how Python compares str), B by unsigned bytes.
+    """
+    ((type_a, va),) = a.items()
+    ((type_b, vb),) = b.items()
+    if type_a != type_b:
+        raise ValueError(f"cannot compare {type_a} with {type_b}")
+    if type_a == "N":
+        if va == vb:
+            return 0
+        x: Any = Decimal(va)
+        y: Any = Decimal(vb)
+    elif type_a == "S":
+        x, y = va, vb
+    elif type_a == "B":
+        x, y = base64.b64decode(va), base64.b64decode(vb)
+    else:
+        raise ValueError(f"{type_a} values have no order")
+    return (x > y) - (x < y)
+
+
+def values_equal(a: AttributeValue, b: AttributeValue) -> bool:
+    """Whether two values are equal as DynamoDB's ``=`` sees them.
+
+    Types must match; numbers compare by value; sets regardless of order; lists
+    element-wise; maps by keys and values.
+    """
+    ((type_a, va),) = a.items()
+    ((type_b, vb),) = b.items()
+    if type_a != type_b:
+        return False
+    if type_a in ("S", "BOOL", "NULL"):
+        return bool(va == vb)
+    if type_a == "N":
+        return va == vb or Decimal(va) == Decimal(vb)
+    if type_a == "B":
+        return va == vb or base64.b64decode(va) == base64.b64decode(vb)
+    if type_a == "SS":
+        return len(va) == len(vb) and set(va) == set(vb)
+    if type_a == "NS":
+        return len(va) == len(vb) and set(map(Decimal, va)) == set(map(Decimal, vb))
+    if type_a == "BS":
+        return len(va) == len(vb) and set(map(base64.b64decode, va)) == set(
+            map(base64.b64decode, vb)
+        )
+    if type_a == "L":
+        return len(va) == len(vb) and all(values_equal(x, y) for x, y in zip(va, vb, strict=True))
+    if type_a == "M":
+        return va.keys() == vb.keys() and all(values_equal(va[k], vb[k]) for k in va)
+    return False
