@@ -60,7 +60,6 @@ class UnknownOperationException(DynamoDBError):
 class MissingAuthenticationTokenException(DynamoDBError):
     code = "MissingAuthenticationTokenException"
     prefix = CORAL_SERVICE
-    status = 403
 
 
 class ResourceNotFoundException(DynamoDBError):

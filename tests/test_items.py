@@ -19,7 +19,7 @@ ALL_TYPES = {
     "f": {"BOOL": False},
     "null": {"NULL": True},
     "l": {"L": [{"S": "a"}, {"N": "1"}, {"L": []}, {"M": {}}]},
-    "m": {"M": {"inner": {"M": {"deep": {"SS": ["x", "y"]}}}}},
+    "m": {"M": {"child": {"M": {"deep": {"SS": ["x", "y"]}}}}},
     "ss": {"SS": ["a", "b"]},
     "ns": {"NS": ["1", "2.5"]},
     "bs": {"BS": [b"a", b"b"]},
@@ -127,12 +127,12 @@ def test_projection_expression(ddb: Any, hash_table: str) -> None:
     out = ddb.get_item(
         TableName=hash_table,
         Key={"pk": {"S": "all-types"}},
-        ProjectionExpression="s, #m.inner, l[1], nothing",
+        ProjectionExpression="s, #m.child, l[1], nothing",
         ExpressionAttributeNames={"#m": "m"},
     )
     assert out["Item"] == {
         "s": {"S": "text ✓"},
-        "m": {"M": {"inner": {"M": {"deep": {"SS": ["x", "y"]}}}}},
+        "m": {"M": {"child": {"M": {"deep": {"SS": ["x", "y"]}}}}},
         "l": {"L": [{"N": "1"}]},
     }
 
@@ -273,7 +273,7 @@ VALUE_ERRORS = [
     ({"SS": []}, "One or more parameter values were invalid: An string set  may not be empty"),
     ({"NS": []}, "One or more parameter values were invalid: An number set  may not be empty"),
     ({"SS": ["a", "a"]}, "One or more parameter values were invalid: Input collection [a, a] contains duplicates."),
-    ({"N": "abc"}, "A value provided cannot be converted into a number"),
+    ({"N": "abc"}, "The parameter cannot be converted to a numeric value: abc"),
     ({"N": "1" * 39}, "Attempting to store more than 38 significant digits in a Number"),
     ({"N": "1E126"}, "Number overflow. Attempting to store a number with magnitude larger than supported range"),
     ({"N": "1E-131"}, "Number underflow. Attempting to store a number with magnitude smaller than supported range"),
