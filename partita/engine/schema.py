@@ -1,4 +1,4 @@
-"""A table's schema as the engine uses it: key attributes and row prefixes.
+"""A table's schema as the engine uses it: key attributes, indexes, row prefixes.
 
 The full DescribeTable document is kept beside it (it is what the catalog
 stores), but the hot paths only touch these few precomputed fields.
@@ -15,11 +15,71 @@ from .keys import encode_partition, encode_sort, partition_hash, prefix_successo
 ROW_SPACE = b"\x01"
 TABLE_INDEX_ID = 0
 
+Item = dict[str, dict[str, Any]]
+
 
 @dataclass(frozen=True, slots=True)
 class KeyAttribute:
     name: str
     type: str  # "S", "N" or "B"
+
+
+def _prefix(table_id: int, index_id: int) -> bytes:
+    return ROW_SPACE + struct.pack(">IH", table_id, index_id)
+
+
+def _key_attributes(key_schema: list[dict[str, str]], types: dict[str, str]) -> tuple[KeyAttribute, KeyAttribute | None]:
+    hash_key = range_key = None
+    for element in key_schema:
+        attr = KeyAttribute(element["AttributeName"], types[element["AttributeName"]])
+        if element["KeyType"] == "HASH":
+            hash_key = attr
+        else:
+            range_key = attr
+    assert hash_key is not None
+    return hash_key, range_key
+
+
+@dataclass(slots=True)
+class Index:
+    """A secondary index: its key, its projection, and where its rows live.
+
+    An index row is `prefix | hash(index pk) | pk | index sk | table key`: the
+    table key makes entries unique when many items share an index key, and
+    the index sort key is written prefix-free so the table key can follow it
+    without disturbing the order.
+    """
+
+    name: str
+    is_global: bool
+    index_id: int
+    hash_key: KeyAttribute
+    range_key: KeyAttribute | None
+    projection: str  # ALL, KEYS_ONLY or INCLUDE
+    non_key: frozenset[str]
+    prefix: bytes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.prefix = b""
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        if self.range_key is None:
+            return (self.hash_key.name,)
+        return (self.hash_key.name, self.range_key.name)
+
+    def covers(self, item: Item) -> bool:
+        """Sparse indexes: an item without every index key attribute is not in the index."""
+        hk, rk = self.hash_key, self.range_key
+        return hk.name in item and (rk is None or rk.name in item)
+
+    def project(self, item: Item, table_keys: tuple[str, ...]) -> Item:
+        if self.projection == "ALL":
+            return item
+        keep = set(table_keys) | set(self.key_names)
+        if self.projection == "INCLUDE":
+            keep |= self.non_key
+        return {name: value for name, value in item.items() if name in keep}
 
 
 @dataclass(slots=True)
@@ -30,10 +90,13 @@ class Table:
     table_id: int
     hash_key: KeyAttribute
     range_key: KeyAttribute | None
+    indexes: list[Index] = field(default_factory=list)
     prefix: bytes = field(init=False)
 
     def __post_init__(self) -> None:
-        self.prefix = ROW_SPACE + struct.pack(">IH", self.table_id, TABLE_INDEX_ID)
+        self.prefix = _prefix(self.table_id, TABLE_INDEX_ID)
+        for index in self.indexes:
+            index.prefix = _prefix(self.table_id, index.index_id)
 
     @property
     def name(self) -> str:
@@ -45,31 +108,66 @@ class Table:
             return (self.hash_key.name,)
         return (self.hash_key.name, self.range_key.name)
 
-    def row_key(self, key: dict[str, dict[str, Any]]) -> bytes:
-        """The stored row key of a validated key (or item): prefix|hash|pk|sk."""
+    def index(self, name: str) -> Index | None:
+        for index in self.indexes:
+            if index.name == name:
+                return index
+        return None
+
+    def table_key_bytes(self, key: Item) -> bytes:
+        """pk (prefix-free) followed by sk: the part of a row key after the hash."""
         hk = self.hash_key
-        pk_value = key[hk.name][hk.type]
-        out = self.prefix + partition_hash(hk.type, pk_value) + encode_partition(hk.type, pk_value)
+        out = encode_partition(hk.type, key[hk.name][hk.type])
         rk = self.range_key
         if rk is not None:
             out += encode_sort(rk.type, key[rk.name][rk.type])
         return out
 
+    def row_key(self, key: Item) -> bytes:
+        """The stored row key of a validated key (or item): prefix|hash|pk|sk."""
+        hk = self.hash_key
+        return self.prefix + partition_hash(hk.type, key[hk.name][hk.type]) + self.table_key_bytes(key)
+
+    def index_row_key(self, index: Index, item: Item) -> bytes:
+        hk, rk = index.hash_key, index.range_key
+        pk_value = item[hk.name][hk.type]
+        out = index.prefix + partition_hash(hk.type, pk_value) + encode_partition(hk.type, pk_value)
+        if rk is not None:
+            out += encode_partition(rk.type, item[rk.name][rk.type])
+        return out + self.table_key_bytes(item)
+
     def data_range(self) -> tuple[bytes, bytes]:
-        """The first and past-the-last row keys of every row of this table."""
+        """The first and past-the-last row keys of every row of this table (not its indexes)."""
         end = prefix_successor(self.prefix)
         assert end is not None
         return self.prefix, end
 
+    def all_rows_range(self) -> tuple[bytes, bytes]:
+        """Every row of the table and of all its indexes, present or past."""
+        start = _prefix(self.table_id, 0)
+        end = prefix_successor(ROW_SPACE + struct.pack(">I", self.table_id))
+        assert end is not None
+        return start, end
+
     @classmethod
     def from_description(cls, description: dict[str, Any], table_id: int) -> Table:
         types = {d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]}
-        hash_key = range_key = None
-        for element in description["KeySchema"]:
-            attr = KeyAttribute(element["AttributeName"], types[element["AttributeName"]])
-            if element["KeyType"] == "HASH":
-                hash_key = attr
-            else:
-                range_key = attr
-        assert hash_key is not None
-        return cls(description, table_id, hash_key, range_key)
+        hash_key, range_key = _key_attributes(description["KeySchema"], types)
+        ids = description.get("_IndexIds", {})
+        indexes = []
+        for kind, is_global in (("LocalSecondaryIndexes", False), ("GlobalSecondaryIndexes", True)):
+            for spec in description.get(kind, []):
+                ihash, irange = _key_attributes(spec["KeySchema"], types)
+                projection = spec["Projection"]
+                indexes.append(
+                    Index(
+                        spec["IndexName"],
+                        is_global,
+                        ids[spec["IndexName"]],
+                        ihash,
+                        irange,
+                        projection["ProjectionType"],
+                        frozenset(projection.get("NonKeyAttributes", ())),
+                    )
+                )
+        return cls(description, table_id, hash_key, range_key, indexes)

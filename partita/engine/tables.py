@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store
 from .catalog import Catalog
+from .keys import prefix_successor
 from .schema import Table
 
 ACCOUNT_ID = "000000000000"
@@ -84,7 +85,38 @@ class TableOps:
             description["LatestStreamArn"] = f"{self.arn(name)}/stream/{label}"
         if request.get("Tags"):
             description["_Tags"] = request["Tags"]
+        self._describe_indexes(request, description)
         return description
+
+    def _describe_indexes(self, request: dict[str, Any], description: dict[str, Any]) -> None:
+        """Index documents as DescribeTable shows them, plus each index's private row id."""
+        ids: dict[str, int] = {}
+        arn = description["TableArn"]
+        for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+            specs = request.get(kind)
+            if not specs:
+                continue
+            described = []
+            for spec in specs:
+                ids[spec["IndexName"]] = len(ids) + 1
+                doc: dict[str, Any] = {
+                    "IndexName": spec["IndexName"],
+                    "KeySchema": spec["KeySchema"],
+                    "Projection": spec["Projection"],
+                }
+                if kind == "GlobalSecondaryIndexes":
+                    throughput = spec.get("ProvisionedThroughput") or {}
+                    doc["IndexStatus"] = "ACTIVE"
+                    doc["ProvisionedThroughput"] = {
+                        "NumberOfDecreasesToday": 0,
+                        "ReadCapacityUnits": throughput.get("ReadCapacityUnits", 0),
+                        "WriteCapacityUnits": throughput.get("WriteCapacityUnits", 0),
+                    }
+                doc.update(IndexSizeBytes=0, ItemCount=0, IndexArn=f"{arn}/index/{spec['IndexName']}")
+                described.append(doc)
+            description[kind] = described
+        description["_IndexIds"] = ids
+        description["_NextIndexId"] = len(ids) + 1
 
     def get(self, name: str) -> Table:
         table = self._catalog.get(name)
@@ -101,10 +133,20 @@ class TableOps:
     def _public(self, table: Table, *, live_counts: bool) -> dict[str, Any]:
         out = {k: v for k, v in table.description.items() if not k.startswith("_")}
         if live_counts:
-            count, size = self._store.stats(*table.data_range())
-            out["ItemCount"] = count
-            out["TableSizeBytes"] = size
+            out["ItemCount"], out["TableSizeBytes"] = self._store.stats(*table.data_range())
+            for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+                if kind in out:
+                    out[kind] = [self._live_index(table, doc) for doc in out[kind]]
         return out
+
+    def _live_index(self, table: Table, doc: dict[str, Any]) -> dict[str, Any]:
+        index = table.index(doc["IndexName"])
+        assert index is not None
+        start = index.prefix
+        end = prefix_successor(start)
+        assert end is not None
+        count, size = self._store.stats(start, end)
+        return {**doc, "ItemCount": count, "IndexSizeBytes": size}
 
     def list(self, start_after: str | None, limit: int | None) -> dict[str, Any]:
         limit = 100 if limit is None else limit
@@ -132,7 +174,7 @@ class TableOps:
                 )
             out = self._public(table, live_counts=False)
             count, size = txn.stats(*table.data_range())
-            txn.delete_range(*table.data_range())
+            txn.delete_range(*table.all_rows_range())
             self._catalog.delete(txn, name)
         out.update(TableStatus="DELETING", ItemCount=count, TableSizeBytes=size)
         return out

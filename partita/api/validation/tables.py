@@ -1,8 +1,9 @@
-"""CreateTable's semantic rules: key schema, attribute definitions, billing.
+"""CreateTable's semantic rules: key schemas, attribute definitions, indexes, billing.
 
 Shape rules (lengths, enums, required members) come from the service model
 in shapes.py; these are the cross-member rules the model cannot express, in
-the order and words of DynamoDB.
+the order and words of DynamoDB (dynalite's record of the service, plus the
+newer billing and stream rules).
 """
 
 from __future__ import annotations
@@ -13,18 +14,24 @@ from ...errors import ValidationException
 
 INVALID = "One or more parameter values were invalid: "
 MAX_CAPACITY = 1_000_000_000_000
+MAX_LOCAL_INDEXES = 5
+MAX_GLOBAL_INDEXES = 20
+MAX_PROJECTED_ATTRIBUTES = 100
 
 
-def _check_key_schema(key_schema: list[dict[str, Any]], defined: list[str]) -> None:
-    keys = [k["AttributeName"] for k in key_schema]
-    if len(keys) == 2 and (any(k not in defined for k in keys) or (keys[0] == keys[1] and len(defined) == 1)):
-        raise ValidationException("Invalid KeySchema: Some index key attribute have no definition")
-    if len(keys) == 1 and keys[0] not in defined:
-        raise ValidationException(
-            f"{INVALID}Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(defined)}]"
-        )
-    if len(keys) == 2 and keys[0] == keys[1]:
+def _invalid(message: str) -> ValidationException:
+    return ValidationException(INVALID + message)
+
+
+def _undefined_keys(keys: list[str], defined: list[str]) -> ValidationException:
+    return _invalid(
+        "Some index key attributes are not defined in AttributeDefinitions. "
+        f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(defined)}]"
+    )
+
+
+def _check_key_order(key_schema: list[dict[str, Any]]) -> None:
+    if len(key_schema) == 2 and key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
         raise ValidationException("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if key_schema[0]["KeyType"] != "HASH":
         raise ValidationException("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
@@ -32,40 +39,160 @@ def _check_key_schema(key_schema: list[dict[str, Any]], defined: list[str]) -> N
         raise ValidationException("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 
 
+def _check_table_key_schema(key_schema: list[dict[str, Any]], defined: list[str]) -> None:
+    keys = [k["AttributeName"] for k in key_schema]
+    if len(keys) == 2 and (any(k not in defined for k in keys) or (keys[0] == keys[1] and len(defined) == 1)):
+        raise ValidationException("Invalid KeySchema: Some index key attribute have no definition")
+    if len(keys) == 1 and keys[0] not in defined:
+        raise _undefined_keys(keys, defined)
+    _check_key_order(key_schema)
+
+
 def _check_billing(request: dict[str, Any]) -> None:
     billing = request.get("BillingMode", "PROVISIONED")
     throughput = request.get("ProvisionedThroughput")
     if billing == "PAY_PER_REQUEST":
         if throughput is not None:
-            raise ValidationException(
-                f"{INVALID}Neither ReadCapacityUnits nor WriteCapacityUnits can be specified "
-                "when BillingMode is PAY_PER_REQUEST"
+            raise _invalid(
+                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
             )
         return
     if throughput is None:
-        raise ValidationException(
-            f"{INVALID}ReadCapacityUnits and WriteCapacityUnits must both be specified "
-            "when BillingMode is PROVISIONED"
-        )
+        raise _invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
     for member in ("ReadCapacityUnits", "WriteCapacityUnits"):
         if throughput[member] > MAX_CAPACITY:
             raise ValidationException(f"Given value {throughput[member]} for {member} is out of bounds")
 
 
+def _check_projection(index: dict[str, Any]) -> None:
+    projection = index["Projection"]
+    kind = projection.get("ProjectionType")
+    if kind is None:
+        raise _invalid("Unknown ProjectionType: null")
+    non_key = projection.get("NonKeyAttributes")
+    if non_key is not None and kind != "INCLUDE":
+        raise _invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
+    if kind == "INCLUDE" and not non_key:
+        raise _invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+    if non_key and len(set(non_key)) != len(non_key):
+        duplicate = next(name for name in non_key if non_key.count(name) > 1)
+        raise _invalid(f"Duplicate element in NonKeyAttributes: {duplicate}")
+
+
+def _check_index(index: dict[str, Any], defined: list[str]) -> None:
+    keys = [k["AttributeName"] for k in index["KeySchema"]]
+    if any(k not in defined for k in keys):
+        raise _undefined_keys(keys, defined)
+    _check_key_order(index["KeySchema"])
+
+
+def _check_unique_name(index: dict[str, Any], seen: set[str]) -> None:
+    name = index["IndexName"]
+    if name in seen:
+        raise _invalid(f"Duplicate index name: {name}")
+    seen.add(name)
+
+
+def _check_local_indexes(request: dict[str, Any], defined: list[str], seen: set[str]) -> None:
+    indexes = request.get("LocalSecondaryIndexes")
+    if indexes is None:
+        return
+    if not indexes:
+        raise _invalid("List of LocalSecondaryIndexes is empty")
+    table_schema = request["KeySchema"]
+    if len(table_schema) != 2:
+        raise _invalid(
+            "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex"
+        )
+    table_hash = table_schema[0]["AttributeName"]
+    for index in indexes:
+        _check_index(index, defined)
+        name = index["IndexName"]
+        if len(index["KeySchema"]) != 2:
+            raise _invalid(f"Index KeySchema does not have a range key for index: {name}")
+        index_hash = index["KeySchema"][0]["AttributeName"]
+        if index_hash != table_hash:
+            raise _invalid(
+                "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
+                f"{name}. index hash key: {index_hash}, table hash key: {table_hash}"
+            )
+        _check_projection(index)
+        _check_unique_name(index, seen)
+    if len(indexes) > MAX_LOCAL_INDEXES:
+        raise _invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LOCAL_INDEXES}")
+
+
+def _check_global_indexes(request: dict[str, Any], defined: list[str], seen: set[str]) -> None:
+    indexes = request.get("GlobalSecondaryIndexes")
+    if indexes is None:
+        return
+    if not indexes:
+        raise _invalid("List of GlobalSecondaryIndexes is empty")
+    for index in indexes:
+        _check_index(index, defined)
+        _check_projection(index)
+        _check_unique_name(index, seen)
+    if len(indexes) > MAX_GLOBAL_INDEXES:
+        raise _invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GLOBAL_INDEXES}")
+    on_demand = request.get("BillingMode") == "PAY_PER_REQUEST"
+    for index in indexes:
+        name = index["IndexName"]
+        if on_demand and index.get("ProvisionedThroughput") is not None:
+            raise _invalid(f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is PAY_PER_REQUEST")
+        if not on_demand and index.get("ProvisionedThroughput") is None:
+            raise _invalid(f"ProvisionedThroughput is not specified for index: {name}")
+
+
+def _all_indexes(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*(request.get("LocalSecondaryIndexes") or []), *(request.get("GlobalSecondaryIndexes") or [])]
+
+
+def _check_definitions_used(request: dict[str, Any], defined: list[str]) -> None:
+    used = {k["AttributeName"] for k in request["KeySchema"]}
+    for index in _all_indexes(request):
+        used.update(k["AttributeName"] for k in index["KeySchema"])
+    has_indexes = "LocalSecondaryIndexes" in request or "GlobalSecondaryIndexes" in request
+    if len(defined) > len(used):
+        if not has_indexes:
+            raise _invalid(
+                "Number of attributes in KeySchema does not exactly match number of attributes defined in "
+                "AttributeDefinitions"
+            )
+        raise _invalid(
+            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(sorted(defined))}], "
+            f"keys used: [{', '.join(sorted(used))}]"
+        )
+
+
+def _check_projected_total(request: dict[str, Any]) -> None:
+    total = sum(len(i["Projection"].get("NonKeyAttributes") or []) for i in _all_indexes(request))
+    if total > MAX_PROJECTED_ATTRIBUTES:
+        # Wording unverified against the service (see docs/decisions.md).
+        raise _invalid(
+            f"Number of projected attributes in all indexes exceeds the per-table limit of {MAX_PROJECTED_ATTRIBUTES}"
+        )
+
+
+def _check_stream(request: dict[str, Any]) -> None:
+    stream = request.get("StreamSpecification")
+    if not stream:
+        return
+    if stream.get("StreamEnabled") and not stream.get("StreamViewType"):
+        raise _invalid("Table is being created with a stream enabled, UpdateViewType is required")
+    if not stream.get("StreamEnabled") and stream.get("StreamViewType"):
+        raise _invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
+
+
 def validate_create_table(request: dict[str, Any]) -> None:
-    if request.get("LocalSecondaryIndexes") or request.get("GlobalSecondaryIndexes"):
-        # Secondary indexes arrive with their own issue; refuse them clearly until then.
-        raise ValidationException(f"{INVALID}Secondary indexes are not supported yet by Partita")
     _check_billing(request)
     defined = [d["AttributeName"] for d in request["AttributeDefinitions"]]
-    _check_key_schema(request["KeySchema"], defined)
-    if len(request["KeySchema"]) != len(defined):
-        raise ValidationException(
-            f"{INVALID}Number of attributes in KeySchema does not exactly match number of "
-            "attributes defined in AttributeDefinitions"
-        )
-    if len(set(defined)) != len(defined):
-        raise ValidationException(f"{INVALID}Duplicate AttributeName in AttributeDefinitions")
-    stream = request.get("StreamSpecification")
-    if stream and stream.get("StreamEnabled") and not stream.get("StreamViewType"):
-        raise ValidationException(f"{INVALID}StreamViewType is required when StreamEnabled is true")
+    for name in defined:
+        if defined.count(name) > 1:
+            raise ValidationException(f"Attribute Name is duplicated: {name}")
+    _check_table_key_schema(request["KeySchema"], defined)
+    seen: set[str] = set()
+    _check_local_indexes(request, defined, seen)
+    _check_global_indexes(request, defined, seen)
+    _check_definitions_used(request, defined)
+    _check_projected_total(request)
+    _check_stream(request)
