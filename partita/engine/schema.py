@@ -69,9 +69,19 @@ class Index:
         return (self.hash_key.name, self.range_key.name)
 
     def covers(self, item: Item) -> bool:
-        """Sparse indexes: an item without every index key attribute is not in the index."""
-        hk, rk = self.hash_key, self.range_key
-        return hk.name in item and (rk is None or rk.name in item)
+        """Sparse indexes: an item without every index key attribute is not in the index.
+
+        Writes reject a wrongly typed or empty index key before they get here;
+        a backfill meets items written before the index existed, and skips
+        those (as DynamoDB reports them as index key violations).
+        """
+        for attr in (self.hash_key, self.range_key):
+            if attr is None:
+                continue
+            value = item.get(attr.name)
+            if value is None or value.get(attr.type, "") == "":
+                return False
+        return True
 
     def project(self, item: Item, table_keys: tuple[str, ...]) -> Item:
         if self.projection == "ALL":

@@ -19,6 +19,25 @@ from .schema import Table
 ACCOUNT_ID = "000000000000"
 
 
+def index_document(spec: dict[str, Any], table_arn: str, status: str | None) -> dict[str, Any]:
+    """An index as DescribeTable reports it; `status` is None for a local index (it has none)."""
+    doc: dict[str, Any] = {
+        "IndexName": spec["IndexName"],
+        "KeySchema": spec["KeySchema"],
+        "Projection": spec["Projection"],
+    }
+    if status is not None:
+        throughput = spec.get("ProvisionedThroughput") or {}
+        doc["IndexStatus"] = status
+        doc["ProvisionedThroughput"] = {
+            "NumberOfDecreasesToday": 0,
+            "ReadCapacityUnits": throughput.get("ReadCapacityUnits", 0),
+            "WriteCapacityUnits": throughput.get("WriteCapacityUnits", 0),
+        }
+    doc.update(IndexSizeBytes=0, ItemCount=0, IndexArn=f"{table_arn}/index/{spec['IndexName']}")
+    return doc
+
+
 def _not_found(name: str) -> ResourceNotFoundException:
     return ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
 
@@ -91,30 +110,16 @@ class TableOps:
     def _describe_indexes(self, request: dict[str, Any], description: dict[str, Any]) -> None:
         """Index documents as DescribeTable shows them, plus each index's private row id."""
         ids: dict[str, int] = {}
-        arn = description["TableArn"]
         for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
             specs = request.get(kind)
             if not specs:
                 continue
-            described = []
             for spec in specs:
                 ids[spec["IndexName"]] = len(ids) + 1
-                doc: dict[str, Any] = {
-                    "IndexName": spec["IndexName"],
-                    "KeySchema": spec["KeySchema"],
-                    "Projection": spec["Projection"],
-                }
-                if kind == "GlobalSecondaryIndexes":
-                    throughput = spec.get("ProvisionedThroughput") or {}
-                    doc["IndexStatus"] = "ACTIVE"
-                    doc["ProvisionedThroughput"] = {
-                        "NumberOfDecreasesToday": 0,
-                        "ReadCapacityUnits": throughput.get("ReadCapacityUnits", 0),
-                        "WriteCapacityUnits": throughput.get("WriteCapacityUnits", 0),
-                    }
-                doc.update(IndexSizeBytes=0, ItemCount=0, IndexArn=f"{arn}/index/{spec['IndexName']}")
-                described.append(doc)
-            description[kind] = described
+            is_global = kind == "GlobalSecondaryIndexes"
+            description[kind] = [
+                index_document(spec, description["TableArn"], "ACTIVE" if is_global else None) for spec in specs
+            ]
         description["_IndexIds"] = ids
         description["_NextIndexId"] = len(ids) + 1
 
@@ -128,9 +133,9 @@ class TableOps:
         table = self._catalog.get(name)
         if table is None:
             raise _not_found(name)
-        return self._public(table, live_counts=True)
+        return self.public(table, live_counts=True)
 
-    def _public(self, table: Table, *, live_counts: bool) -> dict[str, Any]:
+    def public(self, table: Table, *, live_counts: bool = True) -> dict[str, Any]:
         out = {k: v for k, v in table.description.items() if not k.startswith("_")}
         if live_counts:
             out["ItemCount"], out["TableSizeBytes"] = self._store.stats(*table.data_range())
@@ -172,7 +177,7 @@ class TableOps:
                     "Resource cannot be deleted as it is currently protected against deletion. "
                     "Disable deletion protection first."
                 )
-            out = self._public(table, live_counts=False)
+            out = self.public(table, live_counts=False)
             count, size = txn.stats(*table.data_range())
             txn.delete_range(*table.all_rows_range())
             self._catalog.delete(txn, name)

@@ -95,3 +95,10 @@ def store_item(txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: I
         if units:
             charges.add(index, units)
     return charges
+
+
+def store_index_entry(txn: WriteTxn, table: Table, index: Index, item: Item) -> None:
+    """Write one item's entry into one index (backfill); a no-op for items the index skips."""
+    entry = _entry(table, index, item)
+    if entry is not None:
+        txn.put(entry[0], orjson.dumps(entry[1]), item_size(entry[1]))

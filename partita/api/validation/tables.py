@@ -159,7 +159,7 @@ def _check_definitions_used(request: dict[str, Any], defined: list[str]) -> None
                 "AttributeDefinitions"
             )
         raise _invalid(
-            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(sorted(defined))}], "
+            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(defined)}], "
             f"keys used: [{', '.join(sorted(used))}]"
         )
 
