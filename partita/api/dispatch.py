@@ -20,6 +20,7 @@ OPERATIONS: dict[str, Handler] = {
     "PutItem": items.put_item,
     "GetItem": items.get_item,
     "DeleteItem": items.delete_item,
+    "UpdateItem": items.update_item,
 }
 
 

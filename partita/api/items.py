@@ -1,7 +1,10 @@
-"""Single-item operations: PutItem, GetItem, DeleteItem.
+"""Single-item operations: PutItem, GetItem, DeleteItem, UpdateItem.
 
 Each handler validates what DynamoDB validates before the table lookup
 (values, expressions, sizes), calls the engine, and shapes the answer.
+The legacy parameters (`Expected` + `ConditionalOperator`,
+`AttributeUpdates`, `AttributesToGet`) are translated into the same
+expression trees, so the engine sees one form.
 """
 
 from __future__ import annotations
@@ -10,19 +13,42 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..engine.expressions import project
-from ..engine.items import Condition
+from ..engine.expressions.legacy import (
+    check_conditional_operator,
+    translate_attribute_updates,
+    translate_attributes_to_get,
+    translate_expected,
+)
+from ..engine.items import Condition, UpdateResult
+from ..engine.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
 from ..engine.values import item_size, normalize_item
 from ..errors import ValidationException
 from .expression_params import Expressions, read_expressions
 
 MAX_ITEM_BYTES = 400 * 1024
+# Non-expression parameters in the order DynamoDB lists them in its mixing message.
+_CONDITION_LEGACY = ("Expected", "ConditionalOperator")
+_UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
 
 
-def _condition(expressions: Expressions) -> Condition | None:
+def _read_conditional(
+    request: dict[str, Any], expression_params: tuple[str, ...], legacy_params: tuple[str, ...]
+) -> Expressions:
+    """The request's expressions, after the mixing and ConditionalOperator rules."""
+    expressions = read_expressions(request, expression_params, legacy_params)
+    check_conditional_operator(request, ("Expected",))
+    return expressions
+
+
+def _condition(request: dict[str, Any], expressions: Expressions) -> Condition | None:
+    """ConditionExpression, or the legacy Expected translated into the same tree."""
     parsed = expressions.get("ConditionExpression")
-    if parsed is None:
+    if parsed is not None:
+        return Condition(parsed, expressions.names, expressions.values)
+    legacy = translate_expected(request.get("Expected"), request.get("ConditionalOperator"))
+    if legacy is None:
         return None
-    return Condition(parsed, expressions.names, expressions.values)
+    return Condition(legacy.condition, legacy.names, legacy.values)
 
 
 def _return_values(request: dict[str, Any]) -> bool:
@@ -45,14 +71,15 @@ def _write_answer(request: dict[str, Any], result: Any, return_old: bool) -> dic
 
 def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     item = normalize_item(request["Item"])
-    expressions = read_expressions(request, ("ConditionExpression",), ("Expected",))
+    expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
+    condition = _condition(request, expressions)
     return_old = _return_values(request)
     if item_size(item) > MAX_ITEM_BYTES:
         raise ValidationException("Item size has exceeded the maximum allowed size")
     result = engine.items.put(
         request["TableName"],
         item,
-        _condition(expressions),
+        condition,
         request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
     )
     return _write_answer(request, result, return_old)
@@ -60,12 +87,13 @@ def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     key = normalize_item(request["Key"])
-    expressions = read_expressions(request, ("ConditionExpression",), ("Expected",))
+    expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
+    condition = _condition(request, expressions)
     return_old = _return_values(request)
     result = engine.items.delete(
         request["TableName"],
         key,
-        _condition(expressions),
+        condition,
         request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
     )
     return _write_answer(request, result, return_old)
@@ -74,12 +102,66 @@ def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     key = normalize_item(request["Key"])
     expressions = read_expressions(request, ("ProjectionExpression",), ("AttributesToGet",))
+    legacy = translate_attributes_to_get(request.get("AttributesToGet"))
     item, consumed = engine.items.get(request["TableName"], key, bool(request.get("ConsistentRead")))
     out: dict[str, Any] = {}
     if item is not None:
         projection = expressions.get("ProjectionExpression")
-        out["Item"] = item if projection is None else project(item, projection, expressions.names)
+        if projection is not None:
+            item = project(item, projection, expressions.names)
+        elif legacy is not None:
+            item = project(item, legacy.projection, legacy.names)
+        out["Item"] = item
     document = consumed.document(request.get("ReturnConsumedCapacity"))
     if document is not None:
         out["ConsumedCapacity"] = document
+    return out
+
+
+def _update(request: dict[str, Any], expressions: Expressions) -> BoundUpdate | None:
+    """UpdateExpression, or the legacy AttributeUpdates translated into the same tree."""
+    parsed = expressions.get("UpdateExpression")
+    if parsed is not None:
+        return bind_update(parsed, expressions.names, expressions.values)
+    legacy = translate_attribute_updates(request.get("AttributeUpdates"))
+    if legacy is None:
+        return None
+    return bind_update(legacy.update, legacy.names, legacy.values, LEGACY_WRONG_TYPE)
+
+
+def _update_attributes(mode: str, result: UpdateResult, update: BoundUpdate | None) -> dict[str, Any]:
+    """What ReturnValues asks for; empty when there is nothing to return."""
+    if mode == "ALL_OLD":
+        return result.old or {}
+    if mode == "ALL_NEW":
+        return result.new
+    paths = () if update is None else update.paths
+    if mode == "UPDATED_OLD":
+        return updated_attributes(result.old, paths)
+    if mode == "UPDATED_NEW":
+        return updated_attributes(result.new, paths)
+    return {}
+
+
+def update_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    key = normalize_item(request["Key"])
+    expressions = _read_conditional(
+        request, ("UpdateExpression", "ConditionExpression"), _UPDATE_LEGACY
+    )
+    update = _update(request, expressions)
+    condition = _condition(request, expressions)
+    result = engine.items.update(
+        request["TableName"],
+        key,
+        update,
+        condition,
+        request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
+    )
+    out: dict[str, Any] = {}
+    attributes = _update_attributes(request.get("ReturnValues", "NONE"), result, update)
+    if attributes:
+        out["Attributes"] = attributes
+    consumed = result.consumed.document(request.get("ReturnConsumedCapacity"))
+    if consumed is not None:
+        out["ConsumedCapacity"] = consumed
     return out

@@ -1,4 +1,4 @@
-"""Single-item reads and writes: PutItem, GetItem, DeleteItem.
+"""Single-item reads and writes: PutItem, GetItem, DeleteItem, UpdateItem.
 
 Each write is one store transaction: read the old item, check the
 condition against it, write. The store's write transaction is
@@ -12,13 +12,23 @@ from typing import Any
 
 import orjson
 
-from ..errors import ConditionalCheckFailedException
+from ..errors import ConditionalCheckFailedException, ValidationException
 from ..storage.base import Store
 from .capacity import Consumed, read_units, write_units
 from .expressions import evaluate
 from .item_keys import check_item_key, check_key
 from .tables import TableOps
+from .updates import (
+    ITEM_TOO_LARGE,
+    MAX_ITEM_BYTES,
+    BoundUpdate,
+    apply_update,
+    check_index_updates,
+    check_index_values,
+    check_key_updates,
+)
 from .values import item_size
+from .writes import check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]
 CONDITION_FAILED = "The conditional request failed"
@@ -39,6 +49,15 @@ class Condition:
 @dataclass(slots=True)
 class WriteResult:
     old: Item | None
+    consumed: Consumed
+
+
+@dataclass(slots=True)
+class UpdateResult:
+    """The item before and after an UpdateItem (`old` is None when it was created)."""
+
+    old: Item | None
+    new: Item
     consumed: Consumed
 
 
@@ -101,3 +120,42 @@ class ItemOps:
                 txn.delete(row)
         size = 0 if old is None else item_size(old)
         return WriteResult(old, Consumed(table.name, write_units(size)))
+
+    def update(
+        self,
+        table_name: str,
+        key: Item,
+        update: BoundUpdate | None,
+        condition: Condition | None = None,
+        return_old_on_fail: bool = False,
+    ) -> UpdateResult:
+        """UpdateItem: read, check the condition, apply the update, store; one transaction.
+
+        A missing item is created from its key (an upsert), even when the
+        update has no actions. What DynamoDB can reject without the item
+        (key attributes, index key types) is rejected before reading it.
+        """
+        table = self._tables.get(table_name)
+        check_key(table, key)
+        if update is not None:
+            check_key_updates(table, update)
+            check_index_updates(table, update)
+        row = table.row_key(key)
+        with self._store.write() as txn:
+            raw = txn.get(row)
+            old = None if raw is None else orjson.loads(raw)
+            _check_condition(condition, old, return_old_on_fail)
+            new = dict(key) if raw is None else orjson.loads(raw)
+            if update is not None:
+                apply_update(update, new)
+                check_index_values(table, update, new)
+            check_index_keys(table, new)
+            size = item_size(new)
+            if size > MAX_ITEM_BYTES:
+                raise ValidationException(ITEM_TOO_LARGE)
+            charges = store_item(txn, table, row, old, new)
+        old_size = 0 if old is None else item_size(old)
+        consumed = Consumed(
+            table.name, write_units(max(size, old_size)), charges.local, charges.global_
+        )
+        return UpdateResult(old, new, consumed)

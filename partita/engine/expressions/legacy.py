@@ -31,7 +31,26 @@ from typing import Any
 from partita.errors import ValidationException
 
 from ..values import compare, normalize_value
-from .ast import And, Between, Call, Compare, Condition, In, Node, Not, Or, Path, Projection, Value
+from .ast import (
+    AddAction,
+    And,
+    Between,
+    Call,
+    Compare,
+    Condition,
+    DeleteAction,
+    In,
+    Node,
+    Not,
+    Or,
+    Path,
+    Projection,
+    RemoveAction,
+    SetAction,
+    Update,
+    UpdateAction,
+    Value,
+)
 
 AttributeValue = dict[str, Any]
 
@@ -305,3 +324,66 @@ def translate_attributes_to_get(attributes: Sequence[str] | None) -> LegacyProje
     names = {f"#n{i}": name for i, name in enumerate(attributes)}
     paths = tuple(Path((placeholder,)) for placeholder in names)
     return LegacyProjection(Projection("AttributesToGet", "", paths, frozenset(names)), names)
+
+
+# -- AttributeUpdates -------------------------------------------------------------------
+
+_ADD_TYPES = frozenset(("N", "L", "SS", "NS", "BS"))
+_SET_TYPES = frozenset(("SS", "NS", "BS"))
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyUpdate:
+    """`AttributeUpdates` as an Update AST plus the placeholders it binds."""
+
+    update: Update
+    names: dict[str, str]
+    values: dict[str, AttributeValue]
+
+
+def _attribute_update(builder: _Builder, attribute: str, entry: Mapping[str, Any]) -> UpdateAction:
+    """One AttributeUpdates entry, validated as DynamoDB does, as an update action.
+
+    PUT is SET, DELETE without a value is REMOVE, DELETE with a set is DELETE,
+    ADD of a number or set is ADD, and ADD of a list (which only the legacy
+    form allows) appends: `SET a = list_append(if_not_exists(a, []), :v)`.
+    """
+    action = entry.get("Action") or "PUT"
+    raw = entry.get("Value")
+    if raw is None:
+        if action != "DELETE":
+            raise ValidationException(
+                f"{_INVALID}Only DELETE action is allowed when no attribute value is specified"
+            )
+        return RemoveAction(builder.path(attribute))
+    value = normalize_value(raw)
+    kind = _type_of(value)
+    if action == "DELETE":
+        if kind not in _SET_TYPES:
+            raise ValidationException(
+                f"{_INVALID}DELETE action with value is not supported for the type {kind}"
+            )
+        return DeleteAction(builder.path(attribute), builder.value(value))
+    if action == "ADD":
+        if kind not in _ADD_TYPES:
+            raise ValidationException(f"{_INVALID}ADD action is not supported for the type {kind}")
+        if kind == "L":
+            path = builder.path(attribute)
+            current = Call("if_not_exists", (path, builder.value({"L": []})))
+            return SetAction(path, Call("list_append", (current, builder.value(value))))
+        return AddAction(builder.path(attribute), builder.value(value))
+    return SetAction(builder.path(attribute), builder.value(value))
+
+
+def translate_attribute_updates(
+    updates: Mapping[str, Mapping[str, Any]] | None,
+) -> LegacyUpdate | None:
+    """`AttributeUpdates` as an update; None when absent or empty."""
+    if not updates:
+        return None
+    builder = _Builder()
+    actions = tuple(_attribute_update(builder, name, entry) for name, entry in updates.items())
+    update = Update(
+        "AttributeUpdates", "", actions, frozenset(builder.names), frozenset(builder.values)
+    )
+    return LegacyUpdate(update, builder.names, builder.values)
