@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import items, tables
+from . import items, reads, tables
 from .validation.shapes import validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
@@ -21,6 +21,8 @@ OPERATIONS: dict[str, Handler] = {
     "GetItem": items.get_item,
     "DeleteItem": items.delete_item,
     "UpdateItem": items.update_item,
+    "Query": reads.query,
+    "Scan": reads.scan,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..storage.base import Store
 from .catalog import Catalog
 from .items import ItemOps
+from .reads import ReadOps
 from .tables import TableOps
 
 
@@ -15,6 +16,7 @@ class Engine:
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region)
         self.items = ItemOps(store, self.tables)
+        self.reads = ReadOps(store)
 
     def close(self) -> None:
         self.store.close()

@@ -1,0 +1,463 @@
+"""Query's and Scan's semantic rules, in DynamoDB's order and words.
+
+Two groups, because the service checks them at two moments:
+
+* before the table is looked up: Select against the projection parameters,
+  the ExclusiveStartKey's values, Segment/TotalSegments, and the *form* of a
+  KeyConditionExpression (no OR/NOT/IN/<>, one condition per key, no nested
+  paths or operations ...). A request that fails these fails even against a
+  table that does not exist.
+* against the table's key schema: which key attributes the conditions name
+  and how, whether ExclusiveStartKey is a key of this table (and of this
+  query or segment), and whether a filter or projection touches a key in a
+  way the service forbids.
+
+Sources for the texts: dynalite's query and scan tests (recorded against the
+real service), moto's aws-verified tests for the Select rules, and users
+quoting real errors (the empty key value message). See docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...engine.expressions import (
+    And,
+    Between,
+    Call,
+    Compare,
+    Condition,
+    In,
+    Not,
+    Or,
+    Path,
+    Projection,
+    Value,
+    resolve_path,
+)
+from ...engine.item_keys import check_key
+from ...engine.reads import SortCondition
+from ...engine.schema import KeyAttribute, Table
+from ...engine.values import (
+    MSG_EMPTY_AV,
+    MSG_EMPTY_BS,
+    MSG_EMPTY_SS,
+    MSG_MULTIPLE_TYPES,
+    MSG_NULL_NOT_TRUE,
+    compare,
+    normalize_value,
+)
+from ...errors import ShapeValidationException, ValidationException
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+INVALID = "One or more parameter values were invalid: "
+STARTING_KEY_INVALID = "The provided starting key is invalid"
+KEY_MISMATCH = "The provided key element does not match the schema"
+KCE = "KeyConditionExpression"
+
+# ExclusiveStartKey value errors that the service reports inside "The provided
+# starting key is invalid: ..."; the others (number syntax and range, empty
+# number set, duplicate set members) come back bare, as dynalite recorded.
+_STARTING_KEY_WRAPPED = frozenset(
+    (MSG_EMPTY_AV, MSG_MULTIPLE_TYPES, MSG_NULL_NOT_TRUE, MSG_EMPTY_SS, MSG_EMPTY_BS)
+)
+
+# Legacy operators that can never select a key range.
+_NOT_INDEXABLE = frozenset(("NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"))
+_EXPRESSION_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
+_MIRRORED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_NOT_KEY_FUNCTIONS = frozenset(("attribute_exists", "attribute_not_exists", "attribute_type", "contains"))
+_EMPTY_KIND = {"S": "string", "B": "binary"}
+
+
+@dataclass(slots=True)
+class KeyTerm:
+    """One condition of a query's key conditions: an attribute, an operator, its values.
+
+    Operators use the legacy API's names (EQ, LT, ... BEGINS_WITH), which is
+    what both KeyConditions and a converted KeyConditionExpression become.
+    """
+
+    op: str
+    values: list[AttributeValue]
+
+
+# -- before the table ---------------------------------------------------------------
+
+
+def check_select(request: Mapping[str, Any], operation: str) -> None:
+    """Select against ProjectionExpression/AttributesToGet and IndexName.
+
+    On the real service Query reports these with the "1 validation error
+    detected: " envelope of its input validation and Scan reports them bare
+    (moto's aws-verified tests pin both).
+    """
+    select = request.get("Select")
+    if select is None:
+        return
+    projection = (
+        "ProjectionExpression"
+        if request.get("ProjectionExpression") is not None
+        else "AttributesToGet"
+        if request.get("AttributesToGet") is not None
+        else None
+    )
+    message = None
+    if select == "SPECIFIC_ATTRIBUTES":
+        if projection is None:
+            message = (
+                "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+                "SPECIFIC_ATTRIBUTES"
+            )
+    elif projection is not None:
+        chosen = "only the Count" if select == "COUNT" else select
+        message = f"Cannot specify the {projection} when choosing to get {chosen}"
+    elif select == "ALL_PROJECTED_ATTRIBUTES" and request.get("IndexName") is None:
+        message = "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+    if message is None:
+        return
+    if operation == "Query":
+        raise ShapeValidationException("1 validation error detected: " + message)
+    raise ValidationException(message)
+
+
+def check_attributes_to_get(request: Mapping[str, Any]) -> None:
+    names = request.get("AttributesToGet")
+    if names is None:
+        return
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValidationException(f"{INVALID}Duplicate value in attribute name: {name}")
+        seen.add(name)
+
+
+def normalize_start_key(request: Mapping[str, Any]) -> Item | None:
+    """ExclusiveStartKey's values, validated and canonical (None if absent)."""
+    key = request.get("ExclusiveStartKey")
+    if key is None:
+        return None
+    out: Item = {}
+    for name, av in key.items():
+        try:
+            out[name] = normalize_value(av)
+        except ValidationException as error:
+            message = error.message or ""
+            if message in _STARTING_KEY_WRAPPED:
+                raise ValidationException(f"{STARTING_KEY_INVALID}: {message}") from None
+            raise
+    return out
+
+
+def check_segments(request: Mapping[str, Any]) -> tuple[int, int]:
+    """(Segment, TotalSegments) of a Scan; (0, 1) when it is not parallel."""
+    segment = request.get("Segment")
+    total = request.get("TotalSegments")
+    if segment is not None and total is None:
+        raise ValidationException(
+            "The TotalSegments parameter is required but was not present in the request when "
+            "Segment parameter is present"
+        )
+    if total is None:
+        return 0, 1
+    if segment is None:
+        raise ValidationException(
+            "The Segment parameter is required but was not present in the request when parameter "
+            "TotalSegments is present"
+        )
+    if segment >= total:
+        raise ValidationException(
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+            f"Segment: {segment} is not less than TotalSegments: {total}"
+        )
+    return segment, total
+
+
+def check_condition_count(terms: Mapping[str, KeyTerm]) -> None:
+    if len(terms) not in (1, 2):
+        raise ValidationException("Conditions can be of length 1 or 2 only")
+
+
+def key_terms_from_expression(
+    condition: Condition, names: Mapping[str, str], values: Mapping[str, AttributeValue]
+) -> dict[str, KeyTerm]:
+    """Turn a KeyConditionExpression into per-attribute terms, rejecting forms no key allows.
+
+    The walk and the order of its checks follow the service as dynalite
+    recorded it: the node's own operator first, then its operands left to
+    right (a second attribute name, a nested path, a nested function), then
+    whether the condition names a key at all and whether that key already has
+    a condition. The placeholders have been checked already.
+    """
+    terms: dict[str, KeyTerm] = {}
+    _key_node(condition.root, names, values, terms)
+    return terms
+
+
+def _invalid_operator(name: str) -> ValidationException:
+    return ValidationException(f"Invalid operator used in {KCE}: {name}")
+
+
+def _invalid_condition(message: str) -> ValidationException:
+    return ValidationException(f"Invalid condition in {KCE}: {message}")
+
+
+def _nested_operations() -> ValidationException:
+    return ValidationException("KeyConditionExpressions cannot contain nested operations")
+
+
+def _key_node(
+    node: Any,
+    names: Mapping[str, str],
+    values: Mapping[str, AttributeValue],
+    terms: dict[str, KeyTerm],
+) -> None:
+    if isinstance(node, And):
+        _key_node(node.left, names, values, terms)
+        _key_node(node.right, names, values, terms)
+        return
+    if isinstance(node, Or):
+        raise _invalid_operator("OR")
+    if isinstance(node, Not):
+        raise _invalid_operator("NOT")
+    if isinstance(node, In):
+        raise _invalid_operator("IN")
+    if isinstance(node, Compare):
+        if node.op == "<>":
+            raise _invalid_operator("<>")
+        operands: tuple[Any, ...] = (node.left, node.right)
+        op = node.op
+    elif isinstance(node, Between):
+        if not isinstance(node.operand, Path):
+            raise _invalid_condition("BETWEEN operator must have the key attribute as its first operand")
+        operands = (node.operand, node.low, node.high)
+        op = "BETWEEN"
+    elif isinstance(node, Call):
+        if node.name in _NOT_KEY_FUNCTIONS:
+            raise _invalid_operator(node.name)
+        if node.name != "begins_with":
+            raise _nested_operations()
+        if not isinstance(node.args[0], Path):
+            raise _invalid_condition("begins_with operator must have the key attribute as its first operand")
+        operands = node.args
+        op = "BEGINS_WITH"
+    else:  # pragma: no cover - the parser produces no other condition nodes
+        raise _nested_operations()
+    attribute: str | None = None
+    position = 0
+    for index, operand in enumerate(operands):
+        if isinstance(operand, Path):
+            if attribute is not None:
+                raise _invalid_condition("Multiple attribute names used in one condition")
+            if len(operand.elements) > 1:
+                raise ValidationException("KeyConditionExpressions cannot have conditions on nested attributes")
+            resolved = resolve_path(operand, names)
+            assert resolved is not None  # placeholders were checked
+            attribute = str(resolved[0])
+            position = index
+        elif isinstance(operand, Call):
+            raise _nested_operations()
+    if attribute is None:
+        raise _invalid_condition("No key attribute specified")
+    if attribute in terms:
+        raise ValidationException("KeyConditionExpressions must only contain one condition per key")
+    if op in _MIRRORED:
+        op = _EXPRESSION_OPS[_MIRRORED[op] if position else op]
+    terms[attribute] = KeyTerm(op, [values[o.name] for o in operands if isinstance(o, Value)])
+
+
+# -- against the table ----------------------------------------------------------------
+
+
+def _key_attributes(table: Table) -> list[tuple[KeyAttribute, bool]]:
+    out = [(table.hash_key, True)]
+    if table.range_key is not None:
+        out.append((table.range_key, False))
+    return out
+
+
+def _single_type(av: AttributeValue) -> str:
+    return next(iter(av))
+
+
+def check_query_keys(
+    table: Table, terms: Mapping[str, KeyTerm], start_key: Item | None
+) -> tuple[str, SortCondition | None]:
+    """Validate key conditions and ExclusiveStartKey against the table's key schema.
+
+    Returns the partition-key value and the sort-key condition (if any). The
+    checks run per key attribute, hash first, as the service runs them: the
+    starting key's attribute, then that attribute's condition.
+    """
+    attributes = _key_attributes(table)
+    if start_key is not None and len(start_key) != len(attributes):
+        raise ValidationException(STARTING_KEY_INVALID)
+    n = len(terms)
+    for attr, is_hash in attributes:
+        if start_key is not None:
+            av = start_key.get(attr.name)
+            if av is None:
+                raise ValidationException(STARTING_KEY_INVALID)
+            if attr.type not in av:
+                raise ValidationException(KEY_MISMATCH)
+        if is_hash and table.range_key is None and n > 1:
+            raise ValidationException("Query key condition not supported")
+        term = terms.get(attr.name)
+        if term is None:
+            if is_hash or n > 1:
+                raise ValidationException(f"Query condition missed key schema element: {attr.name}")
+            continue
+        if term.op in _NOT_INDEXABLE:
+            raise ValidationException("Attempted conditional constraint is not an indexable operation")
+        if any(attr.type not in value for value in term.values):
+            raise ValidationException(f"{INVALID}Condition parameter type does not match schema type")
+        if is_hash and term.op != "EQ":
+            raise ValidationException("Query key condition not supported")
+        for value in term.values:
+            if value[attr.type] == "" and attr.type in _EMPTY_KIND:
+                raise ValidationException(
+                    "One or more parameter values are not valid. The AttributeValue for a key "
+                    f"attribute cannot contain an empty {_EMPTY_KIND[attr.type]} value. Key: {attr.name}"
+                )
+    hk = table.hash_key
+    hash_value = terms[hk.name].values[0][hk.type]
+    rk = table.range_key
+    range_term = None if rk is None else terms.get(rk.name)
+    if start_key is not None:
+        _check_start_key_values(table, start_key)
+        start_hash = start_key[hk.name][hk.type]
+        if range_term is None:
+            if start_hash != hash_value:
+                raise ValidationException(
+                    "The provided starting key is outside query boundaries based on provided conditions"
+                )
+        else:
+            assert rk is not None
+            if not _term_matches(range_term, start_key[rk.name]):
+                raise ValidationException("The provided starting key does not match the range key predicate")
+            if start_hash != hash_value:
+                raise ValidationException("The query can return at most one row and cannot be restarted")
+    sort = None
+    if range_term is not None:
+        assert rk is not None
+        sort = SortCondition(range_term.op, tuple(v[rk.type] for v in range_term.values))
+    return hash_value, sort
+
+
+def _check_start_key_values(table: Table, start_key: Item) -> None:
+    try:
+        check_key(table, start_key)
+    except ValidationException as error:
+        raise ValidationException(f"{STARTING_KEY_INVALID}: {error.message}") from None
+
+
+def check_scan_start_key(table: Table, start_key: Item | None) -> None:
+    """A Scan's ExclusiveStartKey must be exactly a key of the table."""
+    if start_key is not None:
+        _check_start_key_values(table, start_key)
+
+
+def check_start_key_segment(
+    start_hash: int, low: int, high: int, segment: int, total_segments: int
+) -> None:
+    """A parallel scan may only resume inside its own segment."""
+    if not low <= start_hash < high:
+        raise ValidationException(
+            f"{STARTING_KEY_INVALID}: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
+            f"correct Segment. TotalSegments: {total_segments} Segment: {segment}"
+        )
+
+
+def _term_matches(term: KeyTerm, av: AttributeValue) -> bool:
+    """Whether a key value satisfies a sort-key term (ExclusiveStartKey's sanity check)."""
+    op = term.op
+    first = term.values[0]
+    if op == "BEGINS_WITH":
+        t = _single_type(first)
+        if t == "S":
+            return bool(av["S"].startswith(first["S"]))
+        return base64.b64decode(av["B"]).startswith(base64.b64decode(first["B"]))
+    c = compare(av, first)
+    if op == "EQ":
+        return c == 0
+    if op == "LT":
+        return c < 0
+    if op == "LE":
+        return c <= 0
+    if op == "GT":
+        return c > 0
+    if op == "GE":
+        return c >= 0
+    if op == "BETWEEN":
+        return c >= 0 and compare(av, term.values[1]) <= 0
+    return False
+
+
+# -- filters and projections touching keys ---------------------------------------------
+
+
+def condition_paths(condition: Condition) -> Iterator[Path]:
+    """Every document path a condition reads, in text order."""
+    stack: list[Any] = [condition.root]
+    out: list[Path] = []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Path):
+            out.append(node)
+        elif isinstance(node, (And, Or)):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, Not):
+            stack.append(node.operand)
+        elif isinstance(node, Compare):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, Between):
+            stack.extend((node.high, node.low, node.operand))
+        elif isinstance(node, In):
+            stack.extend(reversed((node.operand, *node.options)))
+        elif isinstance(node, Call):
+            stack.extend(reversed(node.args))
+    return iter(out)
+
+
+def path_heads(paths: Iterator[Path], names: Mapping[str, str]) -> tuple[set[str], set[str]]:
+    """(top-level names, top-level names of nested paths) of resolved paths."""
+    heads: set[str] = set()
+    nested: set[str] = set()
+    for path in paths:
+        resolved = resolve_path(path, names)
+        if resolved is None:  # pragma: no cover - placeholders were checked
+            continue
+        head = str(resolved[0])
+        heads.add(head)
+        if len(resolved) > 1:
+            nested.add(head)
+    return heads, nested
+
+
+def check_filter_keys(table: Table, heads: set[str], legacy: bool) -> None:
+    """A Query filter may not name a key attribute: the key conditions own them."""
+    for attr, _ in _key_attributes(table):
+        if attr.name in heads:
+            what = "QueryFilter" if legacy else "Filter Expression"
+            raise ValidationException(
+                f"{what} can only contain non-primary key attributes: Primary key attribute: {attr.name}"
+            )
+
+
+def check_scalar_keys(table: Table, nested: set[str]) -> None:
+    """Key attributes are scalars: a path may not index or dereference into one."""
+    for attr, _ in _key_attributes(table):
+        if attr.name in nested:
+            raise ValidationException(
+                "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+                f"allowed: Key: {attr.name}"
+            )
+
+
+def projection_paths(projection: Projection) -> Iterator[Path]:
+    return iter(projection.paths)
