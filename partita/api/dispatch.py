@@ -17,6 +17,7 @@ OPERATIONS: dict[str, Handler] = {
     "DescribeTable": tables.describe_table,
     "ListTables": tables.list_tables,
     "DeleteTable": tables.delete_table,
+    "UpdateTable": tables.update_table,
     "PutItem": items.put_item,
     "GetItem": items.get_item,
     "DeleteItem": items.delete_item,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.engine import Engine
-from .validation.tables import validate_create_table
+from .validation.tables import validate_create_table, validate_update_table
 
 
 def create_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
@@ -23,3 +23,8 @@ def list_tables(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 def delete_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     return {"TableDescription": engine.tables.delete(request["TableName"])}
+
+
+def update_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    validate_update_table(request)
+    return {"TableDescription": engine.table_updates.update(request)}

@@ -83,16 +83,17 @@ class ItemOps:
     ) -> WriteResult:
         table = self._tables.get(table_name)
         check_item_key(table, item)
+        check_index_keys(table, item)
         row = table.row_key(item)
         size = item_size(item)
-        encoded = orjson.dumps(item)
         with self._store.write() as txn:
             raw = txn.get(row)
             old = None if raw is None else orjson.loads(raw)
             _check_condition(condition, old, return_old_on_fail)
-            txn.put(row, encoded, size)
+            charges = store_item(txn, table, row, old, item)
         old_size = 0 if old is None else item_size(old)
-        return WriteResult(old, Consumed(table.name, write_units(max(size, old_size))))
+        consumed = Consumed(table.name, write_units(max(size, old_size)), charges.local, charges.global_)
+        return WriteResult(old, consumed)
 
     def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
         table = self._tables.get(table_name)
@@ -116,10 +117,9 @@ class ItemOps:
             raw = txn.get(row)
             old = None if raw is None else orjson.loads(raw)
             _check_condition(condition, old, return_old_on_fail)
-            if old is not None:
-                txn.delete(row)
+            charges = store_item(txn, table, row, old, None)
         size = 0 if old is None else item_size(old)
-        return WriteResult(old, Consumed(table.name, write_units(size)))
+        return WriteResult(old, Consumed(table.name, write_units(size), charges.local, charges.global_))
 
     def update(
         self,

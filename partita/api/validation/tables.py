@@ -196,3 +196,32 @@ def validate_create_table(request: dict[str, Any]) -> None:
     _check_definitions_used(request, defined)
     _check_projected_total(request)
     _check_stream(request)
+
+
+_UPDATE_MEMBERS = (
+    "ProvisionedThroughput", "BillingMode", "StreamSpecification", "GlobalSecondaryIndexUpdates",
+    "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
+    "WarmThroughput", "TableClass",
+)
+
+
+def validate_update_table(request: dict[str, Any]) -> None:
+    """The request-level rules of UpdateTable; the rest depend on the table and live in the engine."""
+    if not any(member in request for member in _UPDATE_MEMBERS):
+        raise ValidationException(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates, "
+            "SSESpecification, ReplicaUpdates, MultiAccountReplicaReady, ReplicaTransitRoleArn, "
+            "MultiRegionConsistency, DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass "
+            "is required"
+        )
+    for update in request.get("GlobalSecondaryIndexUpdates") or []:
+        actions = [a for a in ("Create", "Update", "Delete") if a in update]
+        if not actions:
+            raise _invalid(
+                "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+                "GlobalSecondaryIndexUpdate.Delete must not be null"
+            )
+        if len(actions) > 1:
+            raise _invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
+        if "Create" in update:
+            _check_key_order(update["Create"]["KeySchema"])
