@@ -169,7 +169,11 @@ def _type_of(value: AttributeValue) -> str:
 
 
 def _check_arguments(operator: str, values: list[AttributeValue]) -> None:
-    """Argument count, one type for all, a type the operator takes, ordered bounds."""
+    """Argument count, types the operator takes, one type for all, ordered bounds.
+
+    The order is the service's: `BETWEEN [S, SS]` is reported as SS not being
+    valid for BETWEEN, not as a mix of types.
+    """
     arity = _ARITY[operator]
     if (arity is None and not values) or (arity is not None and len(values) != arity):
         raise ValidationException(
@@ -177,15 +181,17 @@ def _check_arguments(operator: str, values: list[AttributeValue]) -> None:
         )
     if not values:
         return
+    allowed = _VALUE_TYPES.get(operator)
+    for value in values:
+        kind = _type_of(value)
+        if allowed is not None and kind not in allowed:
+            raise ValidationException(
+                f"{_INVALID}ComparisonOperator {operator} is not valid for {kind} AttributeValue type"
+            )
     first = _type_of(values[0])
     if any(_type_of(v) != first for v in values):
         raise ValidationException(
             f"{_INVALID}AttributeValues inside AttributeValueList must be of same type"
-        )
-    allowed = _VALUE_TYPES.get(operator)
-    if allowed is not None and first not in allowed:
-        raise ValidationException(
-            f"{_INVALID}ComparisonOperator {operator} is not valid for {first} AttributeValue type"
         )
     if operator == "BETWEEN" and compare(values[0], values[1]) > 0:
         raise ValidationException(
