@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,8 +212,18 @@ class TableSpec:
                 yield self.item(p, s)
 
 
-def make_tables(items: int) -> dict[str, TableSpec]:
+COLLECTION = 100  # items per partition key in the Query tables
+QUERY_ITEMS = 25  # items one Query workload request returns
+
+
+def make_tables(items: int, collection_items: int = 1_000_000) -> dict[str, TableSpec]:
     return {
+        # item collections of 100, in a small and a large table: a Query's cost
+        # must not depend on the table's size (issue 4, "Cost is flat")
+        "coll10k": TableSpec("bench_coll_10k", range_key=True, partitions=10_000 // COLLECTION,
+                             per_partition=COLLECTION),
+        "coll1m": TableSpec("bench_coll_large", range_key=True,
+                            partitions=max(1, collection_items // COLLECTION), per_partition=COLLECTION),
         # hash key only: put/get
         "simple": TableSpec("bench_simple", range_key=False, partitions=items),
         # pk/sk, item collections of 10: for Query-shaped workloads
@@ -243,6 +253,54 @@ def build_get(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
     return "GetItem", {"TableName": table.name, "Key": table.key(p, s)}
 
 
+def build_query(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
+    """25 consecutive items of a random 100-item collection, by a sort-key range."""
+    p = rng.randrange(table.partitions)
+    s = rng.randrange(table.per_partition - QUERY_ITEMS + 1)
+    return "Query", {
+        "TableName": table.name,
+        "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+        "ExpressionAttributeValues": {
+            ":p": table.key(p)["pk"],
+            ":a": table.key(p, s)["sk"],
+            ":b": table.key(p, s + QUERY_ITEMS - 1)["sk"],
+        },
+    }
+
+
+def prepare_scan(client: DynamoClient, table: TableSpec) -> tuple[RequestBuilder, float]:
+    """Page through the whole table once; requests then fetch a random page of that walk.
+
+    A full Scan is a chain of requests, each starting where the previous
+    page ended, so it cannot be replayed as independent requests; but its
+    pages can: every request reads one page of the walk. Items read per
+    second is requests per second times the walk's mean items per page.
+    """
+    starts: list[Json | None] = [None]
+    total = 0
+    while True:
+        payload: Json = {"TableName": table.name}
+        if starts[-1] is not None:
+            payload["ExclusiveStartKey"] = starts[-1]
+        answer = client.check("Scan", payload)
+        total += int(answer.get("Count", 0))
+        last = answer.get("LastEvaluatedKey")
+        if last is None:
+            break
+        starts.append(last)
+    if total != table.count:
+        raise BenchError(f"a full Scan of {table.name} read {total} items, expected {table.count}")
+
+    def build(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
+        payload: Json = {"TableName": table.name}
+        start = rng.choice(starts)
+        if start is not None:
+            payload["ExclusiveStartKey"] = start
+        return "Scan", payload
+
+    return build, total / len(starts)
+
+
 @dataclass(frozen=True)
 class Workload:
     name: str
@@ -253,6 +311,10 @@ class Workload:
     threads: int = 2
     connections: int = 32
     lua: str = "replay.lua"
+    # per-server set-up returning the request builder to use and the items
+    # each request reads (reported as items/s), for requests that depend on
+    # the server's own answers (Scan pages)
+    prepare: Callable[[DynamoClient, TableSpec], tuple[RequestBuilder, float]] | None = None
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -263,6 +325,12 @@ WORKLOADS: dict[str, Workload] = {
         ),
         Workload("get", "GetItem, random preloaded key", "simple", build_get, '"Item"', 2, 32),
         Workload("get1", "GetItem at 1 connection (latency)", "simple", build_get, '"Item"', 1, 1),
+        Workload("query10k", "Query, 25 of a 100-item collection, 10k-item table", "coll10k",
+                 build_query, '"Count":25', 2, 32),
+        Workload("query1m", "Query, 25 of a 100-item collection, large table (--collection-items)",
+                 "coll1m", build_query, '"Count":25', 2, 32),
+        Workload("scan10k", "Scan pages of the 10k-item simple table (items/s)", "simple",
+                 build_get, '"ScannedCount"', 2, 32, prepare=prepare_scan),
     )
 }
 
@@ -518,6 +586,32 @@ def batch_chunk(client: DynamoClient, table: TableSpec, items: list[Json]) -> No
                 delay = min(delay * 2, 1.0)
 
 
+# Above this many items a PutItem preload runs in worker processes, not
+# threads: one Python client process signs and sends about 2,000 PutItem/s,
+# which would take minutes for the large Query table.
+PROCESS_PRELOAD_ITEMS = 100_000
+
+
+def _put_partitions(port: int, table: TableSpec, first: int, past_last: int) -> int:
+    """Worker process: PutItem every item of partitions [first, past_last)."""
+    client = DynamoClient(port)
+    for p in range(first, past_last):
+        for s in range(table.per_partition):
+            client.check("PutItem", {"TableName": table.name, "Item": table.item(p, s)})
+    return (past_last - first) * table.per_partition
+
+
+def put_in_processes(client: DynamoClient, table: TableSpec, processes: int) -> None:
+    step = max(1, table.partitions // (processes * 8))
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        futures = [
+            pool.submit(_put_partitions, client.port, table, lo, min(table.partitions, lo + step))
+            for lo in range(0, table.partitions, step)
+        ]
+        for future in futures:
+            future.result()
+
+
 def preload(
     client: DynamoClient, table: TableSpec, mode: str, threads: int
 ) -> tuple[str, float, str]:
@@ -539,10 +633,15 @@ def preload(
             put_chunk(client, table, first)
     chunk_size = 250
     work = batch_chunk if mode == "batch" else put_chunk
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        futures = [pool.submit(work, client, table, chunk) for chunk in chunks(items, chunk_size)]
-        for future in futures:
-            future.result()
+    if mode == "put" and table.count >= PROCESS_PRELOAD_ITEMS:
+        # the first 25 items may be written twice (auto probe); PutItem is idempotent
+        put_in_processes(client, table, threads)
+        note = (note + "; " if note else "") + f"PutItem from {threads} client processes"
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [pool.submit(work, client, table, chunk) for chunk in chunks(items, chunk_size)]
+            for future in futures:
+                future.result()
     seconds = time.perf_counter() - started
     # spot check: the preload really landed
     rng = random.Random(7)
@@ -577,17 +676,25 @@ class WrkResult:
     server_cpu_us_per_op: float = 0.0
     rss_after_mib: float = 0.0
     phase: str = "measured"  # or "warm-up" when the checked warm-up failed
+    items_per_op: float | None = None  # items each request read (Scan pages)
     raw: Json = field(default_factory=dict)
 
 
 def write_pool(
-    path: Path, client: DynamoClient, table: TableSpec, workload: Workload, size: int, seed: int
+    path: Path,
+    client: DynamoClient,
+    table: TableSpec,
+    workload: Workload,
+    size: int,
+    seed: int,
+    build: RequestBuilder | None = None,
 ) -> None:
     signer = Signer()
     rng = random.Random(seed)
+    build = build or workload.build
     with open(path, "wb") as f:
         for _ in range(size):
-            operation, payload = workload.build(table, rng)
+            operation, payload = build(table, rng)
             raw = signer.raw_request(client.host, operation, payload)
             f.write(b"%d\n" % len(raw))
             f.write(raw)
@@ -716,7 +823,7 @@ def bench_server(
     log_path = out_dir / f"{definition.name}.log"
     result.log = str(log_path)
     wrk_log = out_dir / f"{definition.name}.wrk.log"
-    tables = make_tables(opts.items)
+    tables = make_tables(opts.items, opts.collection_items)
     # extra start/stop cycles only to time the cold start; the last start is benchmarked
     for attempt in range(opts.cold_starts - 1):
         probe = RunningServer(definition, out_dir / f"{definition.name}.start{attempt + 1}.log")
@@ -768,8 +875,13 @@ def bench_server(
             for index, workload in enumerate(workloads):
                 table = tables[workload.table]
                 pool_path = Path(tmp) / f"{workload.name}.pool"
+                build, per_op = None, None
+                if workload.prepare is not None:
+                    build, per_op = workload.prepare(server.client, table)
                 # signed just before use: signatures carry a timestamp
-                write_pool(pool_path, server.client, table, workload, opts.pool, seed=1000 + index)
+                write_pool(
+                    pool_path, server.client, table, workload, opts.pool, seed=1000 + index, build=build
+                )
                 warm = run_wrk(server, workload, pool_path, opts.warmup, True, wrk_log)
                 if not warm.ok:
                     warm.reason = f"warm-up (every response checked) failed: {warm.reason}"
@@ -783,6 +895,7 @@ def bench_server(
                     server, workload, pool_path, opts.duration, opts.check_all, wrk_log
                 )
                 measured.rss_after_mib = rss_mib(server.pid)
+                measured.items_per_op = per_op
                 result.workloads[workload.name] = measured
                 status = "ok" if measured.ok else f"INVALID: {measured.reason}"
                 say(
@@ -869,6 +982,21 @@ def report(results: list[ServerResult], workloads: Sequence[Workload]) -> str:
                 f"{res.p99_ms:>8.2f} {res.p999_ms:>8.2f} {res.non200 + res.socket_errors:>6} "
                 f"{res.server_cpu_pct:>5.0f} {res.server_cpu_us_per_op:>7.0f} {res.rss_after_mib:>8.1f}  {status}"
             )
+    paged = [
+        (r, w, r.workloads[w.name])
+        for r in results
+        for w in workloads
+        if w.name in r.workloads and r.workloads[w.name].items_per_op and r.workloads[w.name].ok
+    ]
+    if paged:
+        lines.append("")
+        lines.append("Items read per second (each request reads one page)")
+        for r, w, res in paged:
+            assert res.items_per_op is not None
+            lines.append(
+                f"  {r.name:<9} {w.name:<8} {res.items_per_op:>9,.0f} items/page "
+                f"{res.ops_per_s * res.items_per_op:>12,.0f} items/s"
+            )
     by_name = {r.name: r for r in results}
     partita = by_name.get("partita")
     peers = [by_name[n] for n in ("dynalite", "moto") if n in by_name]
@@ -883,6 +1011,9 @@ def report(results: list[ServerResult], workloads: Sequence[Workload]) -> str:
                         f"  Partita/{peer.name:<9} {w.name:<8} ops/s x{a.ops_per_s / b.ops_per_s:.2f}   "
                         f"p99 x{a.p99_ms / b.p99_ms:.2f}"
                     )
+                    if a.items_per_op and b.items_per_op:
+                        ratio = (a.ops_per_s * a.items_per_op) / (b.ops_per_s * b.items_per_op)
+                        lines.append(f"  Partita/{peer.name:<9} {w.name:<8} items/s x{ratio:.2f}")
                 else:
                     lines.append(
                         f"  Partita/{peer.name:<9} {w.name:<8} n/a (a run missing or invalid)"
@@ -961,6 +1092,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--pool", type=int, default=10000, help="distinct pre-signed requests per workload"
+    )
+    parser.add_argument(
+        "--collection-items",
+        type=int,
+        default=1_000_000,
+        help="items preloaded into the large Query table (query1m), in collections of 100",
     )
     parser.add_argument(
         "--preload",

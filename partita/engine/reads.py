@@ -220,7 +220,11 @@ class ReadOps:
         """Read rows of [start, end) until the range, the Limit or the 1 MB mark ends the page.
 
         One snapshot covers the whole page, so a page never mixes two states of
-        the table even when it takes several batches.
+        the table even when it takes several batches. Bytes read come from the
+        rows' stored weights (each row's weight is its item's DynamoDB size,
+        see storage/base.py), summed by the store one batch at a time; only a
+        batch that crosses the 1 MB mark is sized item by item, to find the
+        item that ends the page.
         """
         limit = spec.limit
         predicate = spec.predicate
@@ -234,28 +238,40 @@ class ReadOps:
             want = _FIRST_BATCH if limit is None else min(limit, _FIRST_BATCH)
             while start < end:
                 rows = _fetch(view, start, end, reverse, want)
+                if not rows:
+                    break
                 batches += 1
+                first_key, last_key = rows[0][0], rows[-1][0]
+                low, high = (last_key, first_key) if reverse else (first_key, last_key)
+                weight = view.stats(low, high + b"\x00")[1]
+                exact = size + weight >= MAX_PAGE_BYTES
                 stopped = False
                 for _, raw in rows:
                     item = loads(raw)
                     scanned += 1
-                    size += item_size(item)
                     stored += len(raw)
                     if predicate is None or predicate(item):
                         count += 1
                         if keep:
                             items.append(item if projector is None else projector(item))
-                    if (limit is not None and scanned >= limit) or size >= MAX_PAGE_BYTES:
+                    if exact:
+                        size += item_size(item)
+                        if size >= MAX_PAGE_BYTES:
+                            last = item
+                            stopped = True
+                            break
+                    if limit is not None and scanned >= limit:
                         last = item
                         stopped = True
                         break
+                if not exact:
+                    size += weight
                 if stopped or len(rows) < want:
                     break
-                key = rows[-1][0]
                 if reverse:
-                    end = key
+                    end = last_key
                 else:
-                    start = key + b"\x00"
+                    start = last_key + b"\x00"
                 want = _next_batch(MAX_PAGE_BYTES - size, stored // scanned)
                 if limit is not None:
                     want = min(want, limit - scanned)
