@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import signal
 import socket
 import sys
+import time
+import traceback
 from pathlib import Path
+from typing import Any
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -19,7 +24,33 @@ def _parser() -> argparse.ArgumentParser:
     store.add_argument("--data-dir", type=Path, default=Path("partita-data"), help="where the SQLite store lives")
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
     serve.add_argument("--region", default="us-east-1")
+    serve.add_argument(
+        "--http",
+        choices=("partita", "uvicorn"),
+        default="partita",
+        help="HTTP server: Partita's own (default, fastest) or uvicorn running the ASGI app",
+    )
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="processes sharing the port and the --data-dir store (default 1)",
+    )
+    serve.add_argument(
+        "--keep-alive-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="close connections idle this long (default 60)",
+    )
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -32,38 +63,157 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(args: argparse.Namespace) -> None:
-    import uvicorn
+def _tune_gc() -> None:
+    """Freeze start-up objects and collect less often.
 
-    from .engine.engine import Engine
-    from .protocol.app import PartitaApp
-    from .storage.sqlite import open_store
-
-    store = open_store(None if args.in_memory else args.data_dir)
-    app = PartitaApp(Engine(store, args.region))
-    sock = _bind(args.host, args.port)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    config = uvicorn.Config(
-        app,
-        loop="uvloop",
-        http="httptools",
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_keep_alive=60,
-    )
-    server = uvicorn.Server(config)
-    # Everything allocated so far lives for the whole process: keep the cyclic
-    # collector from walking it again and again (it showed as p99 spikes).
+    Everything allocated so far lives for the whole process: keep the cyclic
+    collector from walking it again and again (it showed as p99 spikes).
+    """
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    print(f"Partita serving DynamoDB at http://{shown}:{port}", flush=True)
+
+
+def serve(args: argparse.Namespace) -> None:
+    from .storage.sqlite import open_store
+
+    if args.in_memory and args.workers > 1:
+        sys.exit(
+            "partita: --in-memory cannot be used with --workers > 1: each worker is a "
+            "separate process with its own memory, so they would not see each other's "
+            "tables. Use --data-dir (the workers share its SQLite file)."
+        )
+    data_dir = None if args.in_memory else args.data_dir
+    sock = _bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    line = f"Partita serving DynamoDB at http://{shown}:{port}"
+    if args.workers == 1:
+        _serve_in_process(args, sock, open_store(data_dir), line)
+        return
+    # Create the file and switch it to WAL once, before any worker opens it.
+    open_store(data_dir).close()
+    _import_server_modules(args.http)  # imported once, shared by the forked workers
+    print(line, flush=True)
+    sys.exit(_supervise(args, sock))
+
+
+def _import_server_modules(http: str) -> None:
+    from .engine import engine  # noqa: F401
+    from .protocol import app, server  # noqa: F401
+
+    if http == "uvicorn":
+        import uvicorn  # noqa: F401
+
+
+def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any, line: str | None) -> None:
+    """Serve in this process until SIGTERM/SIGINT, then close the store."""
+    from .engine.engine import Engine
+    from .protocol.app import PartitaApp
+
     try:
-        server.run(sockets=[sock])
+        app = PartitaApp(Engine(store, args.region))
+        if args.http == "uvicorn":
+            import uvicorn
+
+            config = uvicorn.Config(
+                app,
+                loop="uvloop",
+                http="httptools",
+                lifespan="off",
+                log_level="warning",
+                access_log=False,
+                timeout_keep_alive=int(args.keep_alive_timeout),
+            )
+            uvicorn_server = uvicorn.Server(config)
+            _tune_gc()
+            if line is not None:
+                print(line, flush=True)
+            uvicorn_server.run(sockets=[sock])
+        else:
+            from .protocol.server import run
+
+            _tune_gc()
+            if line is not None:
+                print(line, flush=True)
+            run(app, sock, keep_alive_timeout=args.keep_alive_timeout)
     finally:
         store.close()
+
+
+def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
+    """Run args.workers forked workers on the shared socket until told to stop.
+
+    Forking after binding lets every worker accept on the same listening
+    socket (the kernel spreads connections) and shares the imported code.
+    Each worker opens its own SQLite connection after the fork (a connection
+    must never cross a fork); WAL, BEGIN IMMEDIATE and busy_timeout make the
+    shared file safe. SIGTERM/SIGINT are forwarded; a worker that dies on
+    its own is replaced. Returns the exit code.
+    """
+    from .storage.sqlite import open_store
+
+    children: dict[int, float] = {}  # pid -> start time
+    stopping = False
+    failed = False
+    stop_signals = {signal.SIGTERM, signal.SIGINT}
+
+    def forward(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def spawn() -> None:
+        # Block the stop signals across fork so a child never runs the
+        # parent's forwarding handler, and the parent never misses a pid.
+        signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                for signum in stop_signals:
+                    signal.signal(signum, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+                code = 0
+                try:
+                    _serve_in_process(args, sock, open_store(args.data_dir), None)
+                except SystemExit as exit_:
+                    code = exit_.code if isinstance(exit_.code, int) else 1
+                except BaseException:
+                    traceback.print_exc()
+                    code = 1
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                os._exit(code)
+            children[pid] = time.monotonic()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+
+    for signum in stop_signals:
+        signal.signal(signum, forward)
+    for _ in range(args.workers):
+        spawn()
+    # The parent keeps the socket (it accepts nothing) to start replacements.
+    while children:
+        pid, status = os.waitpid(-1, 0)
+        started = children.pop(pid, None)
+        if started is None:
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        clean = code == 0 or (stopping and -code in stop_signals)
+        if stopping:
+            failed = failed or not clean
+            continue
+        print(f"partita: worker {pid} exited ({code}); starting another", file=sys.stderr, flush=True)
+        if time.monotonic() - started < 1.0:
+            time.sleep(1.0)  # do not spin on a worker that dies at start-up
+        if not stopping:
+            spawn()
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -33,6 +33,14 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 JSON_TYPES = (b"application/x-amz-json-1.0", b"application/json")
 TARGET_PREFIXES = ("DynamoDB_20120810.",)
 _UNKNOWN_XML = b"<UnknownOperationException/>\n"
+HEALTH_TEXT = b"healthy: dynamodb.us-east-1.amazonaws.com "
+JSON_REPLY = b"application/x-amz-json-1.0"
+
+Answer = tuple[int, bytes, bytes | None]
+"""(status, payload, content type or None): what Partita answers to one request."""
+
+TOO_LARGE: Answer = (413, b"", None)
+"""The answer to a body over MAX_REQUEST_BYTES (DynamoDB's status); the server then closes."""
 
 
 class IncompleteSignatureException(DynamoDBError):
@@ -119,22 +127,27 @@ class PartitaApp:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_REQUEST_BYTES:
-                await _send(send, 413, b"", [])
+                await _send(send, *TOO_LARGE)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
-        body = b"".join(chunks)
-        headers = _headers(scope)
-        if scope["method"] == "GET" and not body:
-            await _send(send, 200, b"healthy: dynamodb.us-east-1.amazonaws.com ", [(b"content-type", b"text/plain")])
-            return
+        await _send(send, *self.answer(scope["method"], _headers(scope), b"".join(chunks)))
+
+    def answer(self, method: str, headers: dict[bytes, bytes], body: bytes) -> Answer:
+        """Answer one complete HTTP request: (status, payload, content type or None).
+
+        The one definition of what Partita answers at the HTTP level, shared
+        by the ASGI path above and by `partita.protocol.server`, so that both
+        servers behave the same byte for byte (apart from headers a server
+        adds itself, such as Date). `headers` has lower-case names.
+        """
+        if method == "GET" and not body:
+            return 200, HEALTH_TEXT, b"text/plain"
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
-        if scope["method"] != "POST" or (body and content_type not in JSON_TYPES):
-            await _send(send, 404, _UNKNOWN_XML, [])
-            return
+        if method != "POST" or (body and content_type not in JSON_TYPES):
+            return 404, _UNKNOWN_XML, None
         status, payload = self.respond(headers, body)
-        reply_type = b"application/x-amz-json-1.0" if content_type != b"application/json" else content_type
-        await _send(send, status, payload, [(b"content-type", reply_type)])
+        return status, payload, JSON_REPLY if content_type != b"application/json" else content_type
 
     def respond(self, headers: dict[bytes, bytes], body: bytes) -> tuple[int, bytes]:
         """Run one request to completion; every failure becomes DynamoDB's error."""
@@ -162,11 +175,23 @@ class PartitaApp:
         return handle(self.engine, operation, request)
 
 
-async def _send(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    headers = headers + [
+def response_headers(payload: bytes, content_type: bytes | None) -> list[tuple[bytes, bytes]]:
+    """The headers every answer carries, as DynamoDB sends them (lower-case names).
+
+    botocore checks x-amz-crc32 against the body and retries on a mismatch;
+    the request id is what users quote in bug reports. Both HTTP servers
+    use this list, so there is one definition.
+    """
+    headers = [] if content_type is None else [(b"content-type", content_type)]
+    headers += [
         (b"x-amzn-requestid", request_id()),
-        (b"x-amz-crc32", str(zlib.crc32(body)).encode()),
-        (b"content-length", str(len(body)).encode()),
+        (b"x-amz-crc32", b"%d" % zlib.crc32(payload)),
+        (b"content-length", b"%d" % len(payload)),
     ]
+    return headers
+
+
+async def _send(send: Any, status: int, payload: bytes, content_type: bytes | None) -> None:
+    headers = response_headers(payload, content_type)
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,471 @@
+"""Partita's own HTTP/1.1 server: httptools' parser on an asyncio protocol.
+
+Why not uvicorn: every Partita request is answered synchronously (the engine
+is synchronous SQLite, `PartitaApp.answer` takes ~20 us), so ASGI's machinery
+-- a task per request, receive/send message dicts, awaiting each of them --
+is most of the cost. Measured on the project's 2-core machines, a trivial
+ASGI app under uvicorn answers ~22k requests/s while a bare protocol does
+~70k. Here `on_message_complete` calls the app and writes the answer with one
+`transport.write`: no task, no future, no message dict.
+
+`PartitaApp` stays a plain ASGI app (it still runs under any ASGI server, and
+`partita serve --http uvicorn` uses uvicorn); both paths share
+`PartitaApp.answer` and `response_headers`, so they answer the same bytes.
+
+What real and bad clients do, and what happens here:
+
+- keep-alive by default on HTTP/1.1, `Connection: close` honoured, HTTP/1.0
+  closes unless it asked for keep-alive (httptools' `should_keep_alive`);
+- pipelined requests are answered in order (each is answered as soon as it
+  is parsed, so order is the parse order);
+- chunked request bodies are de-chunked by the parser;
+- `Expect: 100-continue` gets `100 Continue`, or the 413 at once when the
+  declared length is over the limit;
+- a body over MAX_REQUEST_BYTES (declared or, when chunked, counted) gets 413
+  and the connection closes without reading the rest; a request head over
+  MAX_HEAD_BYTES gets 431; malformed HTTP gets 400; all three close;
+- backpressure: when the transport's write buffer passes its high-water
+  mark, reading pauses, requests already parsed wait in a queue (bounded by
+  the bytes already read) and are answered in order once it drains;
+- connections idle longer than the keep-alive timeout (or stuck half-way
+  through a request) are closed by one sweep a second, not a timer per
+  request; the same tick refreshes the cached Date header;
+- graceful shutdown: stop accepting, close idle connections, let a request
+  that has started arriving finish (answered with `Connection: close`),
+  abort what is left after a grace period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+from collections import deque
+from email.utils import formatdate
+from http import HTTPStatus
+from typing import Any, cast
+
+import httptools
+
+from .app import MAX_REQUEST_BYTES, TOO_LARGE, Answer, PartitaApp, response_headers
+
+log = logging.getLogger("partita.http")
+
+MAX_HEAD_BYTES = 1024 * 1024
+"""Request line + headers; DynamoDB's own requests carry a few hundred bytes."""
+
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 2 * MAX_REQUEST_BYTES
+"""After answering with `Connection: close`, input is read and dropped (up to
+these limits) until the client closes: closing a socket with unread input
+makes the kernel send a reset, which can destroy the answer before the
+client reads it (a 413 to a client still sending its 16 MB, say)."""
+
+_STATUS_LINES = {
+    status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode("latin-1"))
+    for status in HTTPStatus
+}
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_CLOSE = b"connection: close\r\n"
+_KEEP_ALIVE = b"connection: keep-alive\r\n"
+
+# Items of a connection's backlog (requests parsed while writing is paused).
+_REQUEST = 0  # (_REQUEST, method, headers, body, keep_alive, http10)
+_INTERIM = 1  # (_INTERIM,): a 100 Continue owed to the next request
+_FAIL = 2  # (_FAIL, answer): answer and close
+
+
+class _Stop(Exception):
+    """Raised from a parser callback to stop parsing: the connection is closing."""
+
+
+def _date_line() -> bytes:
+    return b"date: " + formatdate(usegmt=True).encode("ascii") + b"\r\n"
+
+
+class HttpServer:
+    """Connections of one process, their sweep, and shutdown."""
+
+    def __init__(
+        self,
+        app: PartitaApp,
+        *,
+        keep_alive_timeout: float = 60.0,
+        shutdown_timeout: float = 10.0,
+    ) -> None:
+        self.app = app
+        self.keep_alive_timeout = keep_alive_timeout
+        self.shutdown_timeout = shutdown_timeout
+        self.connections: set[HttpConnection] = set()
+        self.closing = False
+        # A coarse clock (loop.time() at the last tick) that connections stamp
+        # on activity: reading an attribute costs less than calling a clock.
+        self.clock = 0.0
+        self.date_line = _date_line()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._done: asyncio.Future[None] | None = None
+
+    async def start(self, sock: socket.socket) -> None:
+        """Serve on an already bound, listening socket (the CLI binds it)."""
+        self._loop = loop = asyncio.get_running_loop()
+        self._done = loop.create_future()
+        self.clock = loop.time()
+        self._server = await loop.create_server(
+            lambda: HttpConnection(self), sock=sock, backlog=2048
+        )
+        self._tick_handle = loop.call_later(1.0, self._tick)
+
+    async def wait_closed(self) -> None:
+        """Return once shutdown() has run and every connection is gone."""
+        assert self._done is not None
+        await self._done
+
+    def _tick(self) -> None:
+        """Once a second: refresh the clock and Date, close idle connections."""
+        assert self._loop is not None
+        self.clock = now = self._loop.time()
+        self.date_line = _date_line()
+        limit, linger = self.keep_alive_timeout, LINGER_SECONDS
+        expired = [
+            c for c in self.connections if now - c.last_active > (linger if c.lingering else limit)
+        ]
+        for connection in expired:
+            connection.expire()
+        self._tick_handle = self._loop.call_later(1.0, self._tick)
+
+    def shutdown(self) -> None:
+        """Stop accepting, finish requests under way, close everything (idempotent)."""
+        if self.closing or self._loop is None:
+            return
+        self.closing = True
+        assert self._server is not None
+        self._server.close()
+        for connection in list(self.connections):
+            connection.shutdown()
+        self._loop.call_later(self.shutdown_timeout, self._abort_rest)
+        self.connection_gone()
+
+    def _abort_rest(self) -> None:
+        for connection in list(self.connections):
+            connection.abort()
+        self.connections.clear()
+        self.connection_gone()
+
+    def connection_gone(self) -> None:
+        if (
+            self.closing
+            and not self.connections
+            and self._done is not None
+            and not self._done.done()
+        ):
+            if self._tick_handle is not None:
+                self._tick_handle.cancel()
+            self._done.set_result(None)
+
+
+class HttpConnection(asyncio.Protocol):
+    """One client connection: parse, answer synchronously, write."""
+
+    __slots__ = (
+        "_server",
+        "_app",
+        "_parser",
+        "_transport",
+        "_headers",
+        "_body",
+        "_size",
+        "_head_bytes",
+        "_in_message",
+        "_in_head",
+        "_backlog",
+        "_writing_paused",
+        "_closed",
+        "_discard_left",
+        "lingering",
+        "last_active",
+    )
+
+    def __init__(self, server: HttpServer) -> None:
+        self._server = server
+        self._app = server.app
+        self._parser = httptools.HttpRequestParser(self)
+        self._transport: asyncio.Transport | None = None
+        self._headers: dict[bytes, bytes] = {}
+        self._body: list[bytes] = []
+        self._size = 0
+        self._head_bytes = 0
+        self._in_message = False  # a request has begun and is not yet answered
+        self._in_head = True  # still reading a request line and headers
+        # Requests parsed while writing is paused; None when nothing waits.
+        self._backlog: deque[tuple[Any, ...]] | None = None
+        self._writing_paused = False
+        self._closed = False  # no more input is processed, close is under way
+        self.lingering = False  # half-closed: dropping input until the client closes
+        self._discard_left = LINGER_BYTES
+        self.last_active = server.clock
+
+    # asyncio callbacks
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)
+        if self._server.closing:
+            self._closed = True
+            transport.close()
+            return
+        self._server.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._closed = True
+        self._transport = None
+        self._backlog = None
+        self._server.connections.discard(self)
+        self._server.connection_gone()
+
+    def data_received(self, data: bytes) -> None:
+        self.last_active = self._server.clock
+        if self._closed:
+            if self.lingering:
+                self._discard_left -= len(data)
+                if self._discard_left < 0 and self._transport is not None:
+                    self._transport.close()
+            return
+        if self._in_head:
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_HEAD_BYTES:
+                self._fail((431, b"", None))
+                return
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            # We speak no other protocol; what was answered stands, the rest
+            # of the stream cannot be parsed as HTTP/1.1.
+            self._finish()
+        except httptools.HttpParserCallbackError as error:
+            if isinstance(error.__context__, _Stop):
+                return
+            log.error("HTTP handling failed", exc_info=error.__context__ or error)
+            self._fail((500, b"", None))
+        except httptools.HttpParserError:
+            self._fail((400, b"", None))
+
+    def pause_writing(self) -> None:
+        """The client reads slower than we answer: stop reading its requests."""
+        self._writing_paused = True
+        if self._backlog is None:
+            self._backlog = deque()
+        if self._transport is not None and not self._closed:
+            self._transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        """The buffer drained: answer what waited, in order, then read again."""
+        self._writing_paused = False
+        self.last_active = self._server.clock
+        while self._backlog and not self._writing_paused:
+            self._run_backlog_item(self._backlog.popleft())
+        if self._writing_paused or self._transport is None:
+            return
+        self._backlog = None
+        if self.lingering:
+            self._transport.resume_reading()  # to see the client's close
+        elif self._closed:
+            return
+        elif self._server.closing and not self._in_message:
+            self._transport.close()
+        else:
+            self._transport.resume_reading()
+
+    # httptools callbacks
+
+    def on_message_begin(self) -> None:
+        self._headers = {}
+        self._body = []
+        self._size = 0
+        self._in_message = True
+        self._in_head = True
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers[name.lower()] = value
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_bytes = 0
+        headers = self._headers
+        length = headers.get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > MAX_REQUEST_BYTES:
+            self._fail(TOO_LARGE)
+            raise _Stop
+        expect = headers.get(b"expect")
+        if (
+            expect is not None
+            and expect.lower() == b"100-continue"
+            and self._parser.get_http_version() == "1.1"
+        ):
+            if self._backlog is not None:
+                self._backlog.append((_INTERIM,))
+            elif self._transport is not None:
+                self._transport.write(_CONTINUE)
+
+    def on_body(self, body: bytes) -> None:
+        self._size += len(body)
+        if self._size > MAX_REQUEST_BYTES:
+            self._fail(TOO_LARGE)
+            raise _Stop
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        self._in_head = True
+        body = self._body
+        parser = self._parser
+        request = (
+            _REQUEST,
+            parser.get_method().decode("latin-1"),
+            self._headers,
+            body[0] if len(body) == 1 else b"".join(body),
+            parser.should_keep_alive(),
+            parser.get_http_version() == "1.0",
+        )
+        if self._backlog is not None:
+            self._backlog.append(request)
+            return
+        self._answer(request)
+        if self._closed:
+            raise _Stop
+
+    # answering
+
+    def _run_backlog_item(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == _REQUEST:
+            self._answer(item)
+        elif kind == _INTERIM:
+            assert self._transport is not None
+            self._transport.write(_CONTINUE)
+        else:
+            self._write_and_close(item[1])
+
+    def _answer(self, request: tuple[Any, ...]) -> None:
+        _, method, headers, body, keep_alive, http10 = request
+        self._in_message = False
+        status, payload, content_type = self._app.answer(method, headers, body)
+        close = not keep_alive or self._server.closing
+        self._write(status, payload, content_type, close, http10, method == "HEAD")
+        if close:
+            self._finish()
+
+    def _write(
+        self,
+        status: int,
+        payload: bytes,
+        content_type: bytes | None,
+        close: bool,
+        http10: bool = False,
+        head_only: bool = False,
+    ) -> None:
+        transport = self._transport
+        if transport is None:
+            return
+        parts = [_STATUS_LINES[status]]
+        for name, value in response_headers(payload, content_type):
+            parts += (name, b": ", value, b"\r\n")
+        parts.append(self._server.date_line)
+        if close:
+            parts.append(_CLOSE)
+        elif http10:
+            parts.append(_KEEP_ALIVE)
+        parts.append(b"\r\n")
+        if not head_only:
+            parts.append(payload)
+        transport.write(b"".join(parts))
+
+    def _fail(self, answer: Answer) -> None:
+        """Answer an unusable request (after those still waiting) and close."""
+        if self._closed:
+            return
+        self._closed = True
+        self._in_message = False
+        if self._backlog is not None:
+            self._backlog.append((_FAIL, answer))
+            return
+        self._write_and_close(answer)
+
+    def _write_and_close(self, answer: Answer) -> None:
+        status, payload, content_type = answer
+        self._write(status, payload, content_type, True)
+        self._finish()
+
+    def _finish(self) -> None:
+        """After a `Connection: close` answer: half-close, linger, let the client close.
+
+        write_eof() sends FIN once the buffer is flushed; input is dropped
+        (LINGER_BYTES at most) and the transport closes when the client's
+        FIN arrives (eof_received), or the sweep closes it after
+        LINGER_SECONDS of silence.
+        """
+        self._closed = True
+        self._backlog = None  # nothing after a close is answered
+        transport = self._transport
+        if transport is None or self.lingering:
+            return
+        self.lingering = True
+        if transport.can_write_eof():
+            transport.write_eof()
+            if not self._writing_paused:
+                transport.resume_reading()
+        else:  # pragma: no cover - TCP transports can
+            transport.close()
+
+    # called by the server
+
+    def expire(self) -> None:
+        """Idle past the keep-alive timeout, or stuck: close, dropping unsent answers."""
+        if self._transport is None:
+            return
+        self._closed = True
+        if self._writing_paused:
+            self._transport.abort()  # the client is not reading; the buffer would never drain
+        else:
+            self._transport.close()
+
+    def shutdown(self) -> None:
+        """Close if nothing is under way; otherwise the answer under way closes."""
+        if self._transport is None:
+            return
+        if not self._in_message and self._backlog is None and not self.lingering:
+            self._closed = True
+            self._transport.close()
+
+    def abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
+
+async def serve(
+    app: PartitaApp,
+    sock: socket.socket,
+    *,
+    keep_alive_timeout: float = 60.0,
+    shutdown_timeout: float = 10.0,
+) -> None:
+    """Serve on `sock` until SIGTERM or SIGINT, then shut down gracefully."""
+    loop = asyncio.get_running_loop()
+    server = HttpServer(
+        app, keep_alive_timeout=keep_alive_timeout, shutdown_timeout=shutdown_timeout
+    )
+    await server.start(sock)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, server.shutdown)
+    try:
+        await server.wait_closed()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+def run(app: PartitaApp, sock: socket.socket, *, keep_alive_timeout: float = 60.0) -> None:
+    """Run the server on uvloop in this process until it is told to stop."""
+    import uvloop
+
+    uvloop.run(serve(app, sock, keep_alive_timeout=keep_alive_timeout))

@@ -1,0 +1,471 @@
+"""Partita's own HTTP/1.1 server, driven over raw sockets as good and bad clients do.
+
+The boto3 and AWS CLI suites already go through this server (it is the
+default); these tests cover what those clients never do: pipelining,
+chunked bodies, 100-continue, HTTP/1.0, malformed requests, huge bodies,
+clients that vanish or stop reading, and how the server stops.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from conftest import FAKE_AUTH, Server, client_for, create_table
+
+MAX = 16 * 1024 * 1024
+CORAL = "com.amazon.coral.service#"
+
+
+def address(url: str) -> tuple[str, int]:
+    parsed = urlparse(url)
+    assert parsed.hostname is not None and parsed.port is not None
+    return parsed.hostname, parsed.port
+
+
+def connect(url: str) -> socket.socket:
+    sock = socket.create_connection(address(url), timeout=30)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def request(
+    operation: str | None,
+    body: bytes | dict[str, Any] = b"{}",
+    *,
+    method: str = "POST",
+    version: str = "1.1",
+    headers: dict[str, str] | None = None,
+) -> bytes:
+    """The bytes of one request with DynamoDB's headers and a Content-Length."""
+    payload = json.dumps(body).encode() if isinstance(body, dict) else body
+    sent = {
+        "Host": "localhost",
+        "Content-Type": "application/x-amz-json-1.0",
+        "Authorization": FAKE_AUTH,
+        "X-Amz-Date": "20260101T000000Z",
+        "Content-Length": str(len(payload)),
+    }
+    if operation is not None:
+        sent["X-Amz-Target"] = f"DynamoDB_20120810.{operation}"
+    sent.update(headers or {})
+    head = f"{method} / HTTP/{version}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items()) + "\r\n"
+    return head.encode() + payload
+
+
+class Reader:
+    """Reads HTTP/1.1 responses (Content-Length framed) off a socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = b""
+
+    def _fill(self) -> bool:
+        data = self.sock.recv(1 << 20)
+        self.buffer += data
+        return bool(data)
+
+    def response(self) -> tuple[int, dict[str, str], bytes]:
+        while b"\r\n\r\n" not in self.buffer:
+            if not self._fill():
+                raise ConnectionError(f"closed before a response head: {self.buffer!r}")
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0")) if status >= 200 else 0
+        while len(self.buffer) < length:
+            if not self._fill():
+                raise ConnectionError("closed in a response body")
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return status, headers, body
+
+    def closed(self) -> bool:
+        """True when the server closes the connection with nothing more to say."""
+        try:
+            return not self._fill() and not self.buffer
+        except ConnectionResetError:
+            return True
+
+
+def exchange(url: str, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    with connect(url) as sock:
+        sock.sendall(data)
+        return Reader(sock).response()
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        reader = Reader(sock)
+        for _ in range(20):
+            sock.sendall(request("ListTables"))
+            status, headers, body = reader.response()
+            assert status == 200
+            assert "connection" not in headers
+            assert int(headers["x-amz-crc32"]) == zlib.crc32(body)
+            assert headers["content-type"] == "application/x-amz-json-1.0"
+            assert len(headers["x-amzn-requestid"]) == 52
+            assert headers["date"].endswith("GMT")
+
+
+def test_pipelined_requests_are_answered_in_order(endpoint: str, ddb: Any, table_name: str) -> None:
+    create_table(ddb, table_name)
+    item = {"pk": {"S": "a"}, "v": {"N": "1"}}
+    batch = (
+        request("PutItem", {"TableName": table_name, "Item": item})
+        + request(None, b"", method="GET")
+        + request("GetItem", {"TableName": table_name, "Key": {"pk": {"S": "a"}}})
+        + request("FlyToTheMoon")
+        + request("DeleteItem", {"TableName": table_name, "Key": {"pk": {"S": "a"}}})
+        + request("GetItem", {"TableName": table_name, "Key": {"pk": {"S": "a"}}})
+    )
+    with connect(endpoint) as sock:
+        sock.sendall(batch)
+        reader = Reader(sock)
+        answers = [reader.response() for _ in range(6)]
+    assert [status for status, _, _ in answers] == [200, 200, 200, 400, 200, 200]
+    assert answers[1][2].startswith(b"healthy")
+    assert json.loads(answers[2][2]) == {"Item": item}
+    assert json.loads(answers[3][2]) == {"__type": CORAL + "UnknownOperationException"}
+    assert json.loads(answers[5][2]) == {}
+
+
+def test_pipelined_requests_split_at_every_byte(endpoint: str) -> None:
+    data = request("ListTables") + request(None, b"", method="GET")
+    with connect(endpoint) as sock:
+        for i in range(len(data)):
+            sock.sendall(data[i : i + 1])
+        reader = Reader(sock)
+        assert reader.response()[0] == 200
+        assert reader.response()[2].startswith(b"healthy")
+
+
+def test_backpressure_when_the_client_does_not_read(endpoint: str, ddb: Any, table_name: str) -> None:
+    """Answers far beyond the socket buffers wait until the client reads, in order."""
+    create_table(ddb, table_name)
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "big"}, "blob": {"S": "x" * 300_000}})
+    count = 150  # ~45 MB of answers
+    get = request("GetItem", {"TableName": table_name, "Key": {"pk": {"S": "big"}}})
+    health = request(None, b"", method="GET")
+    with connect(endpoint) as sock:
+        sock.sendall((get + health) * count)
+        time.sleep(0.5)  # the server fills its buffers and pauses
+        reader = Reader(sock)
+        for _ in range(count):
+            status, _, body = reader.response()
+            assert status == 200 and len(body) > 300_000
+            status, _, body = reader.response()
+            assert status == 200 and body.startswith(b"healthy")
+        sock.sendall(health)
+        assert reader.response()[0] == 200
+
+
+def test_chunked_request_body(endpoint: str) -> None:
+    payload = json.dumps({"Limit": 5}).encode()
+    head = request("ListTables", b"", headers={"Transfer-Encoding": "chunked"}).replace(b"Content-Length: 0\r\n", b"")
+    with connect(endpoint) as sock:
+        sock.sendall(head)
+        for i in range(0, len(payload), 3):
+            piece = payload[i : i + 3]
+            sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+            time.sleep(0.01)
+        sock.sendall(b"0\r\n\r\n")
+        status, _, body = Reader(sock).response()
+    assert status == 200
+    assert "TableNames" in json.loads(body)
+
+
+def test_expect_100_continue(endpoint: str) -> None:
+    data = request("ListTables", {"Limit": 1}, headers={"Expect": "100-continue"})
+    head, _, body = data.partition(b"\r\n\r\n")
+    with connect(endpoint) as sock:
+        sock.sendall(head + b"\r\n\r\n")
+        reader = Reader(sock)
+        status, _, _ = reader.response()
+        assert status == 100
+        sock.sendall(body)
+        status, _, answer = reader.response()
+    assert status == 200
+    assert "TableNames" in json.loads(answer)
+
+
+def test_expect_100_continue_with_a_body_over_the_limit(endpoint: str) -> None:
+    data = request("PutItem", b"", headers={"Expect": "100-continue", "Content-Length": str(MAX + 1)})
+    with connect(endpoint) as sock:
+        sock.sendall(data)  # the head only: the body is never sent
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 413
+        assert headers["connection"] == "close"
+        assert reader.closed()
+
+
+def test_http_1_0_closes_unless_asked_to_keep_alive(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(request("ListTables", version="1.0"))
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 200
+        assert headers["connection"] == "close"
+        assert reader.closed()
+    with connect(endpoint) as sock:
+        reader = Reader(sock)
+        for _ in range(3):
+            sock.sendall(request("ListTables", version="1.0", headers={"Connection": "keep-alive"}))
+            status, headers, _ = reader.response()
+            assert status == 200
+            assert headers["connection"] == "keep-alive"
+
+
+def test_connection_close(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        # The second request comes after `Connection: close` and is never answered.
+        sock.sendall(request("ListTables", headers={"Connection": "close"}) + request("ListTables"))
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 200
+        assert headers["connection"] == "close"
+        assert reader.closed()
+
+
+def test_headers_are_case_insensitive(endpoint: str) -> None:
+    payload = b'{"Limit": 1}'
+    data = (
+        b"POST / HTTP/1.1\r\nhOsT: x\r\nCONTENT-type: application/x-amz-json-1.0\r\n"
+        b"x-AMZ-TARGET: DynamoDB_20120810.ListTables\r\nauthorization: " + FAKE_AUTH.encode() + b"\r\n"
+        b"X-AMZ-DATE: 20260101T000000Z\r\ncontent-LENGTH: %d\r\n\r\n%s" % (len(payload), payload)
+    )
+    status, _, body = exchange(endpoint, data)
+    assert status == 200
+    assert "TableNames" in json.loads(body)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"POST / HTTP/9.9\r\nContent-Length: 0\r\n\r\n",
+        b"POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
+        b"POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"POST / HTTP/1.1\r\nBad Header\r\n\r\n",
+    ],
+)
+def test_malformed_http_gets_400_and_close(endpoint: str, data: bytes) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(data)
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 400
+        assert headers["connection"] == "close"
+        assert reader.closed()
+
+
+def test_malformed_request_after_good_ones(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(request("ListTables") + b"NOT HTTP AT ALL\r\n\r\n")
+        reader = Reader(sock)
+        assert reader.response()[0] == 200
+        assert reader.response()[0] == 400
+        assert reader.closed()
+
+
+def test_oversized_declared_body_is_refused_before_reading_it(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(request("PutItem", b"", headers={"Content-Length": str(MAX + 1)}) + b"{" * 1000)
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 413
+        assert headers["connection"] == "close"
+        assert reader.closed()
+
+
+def test_oversized_chunked_body(endpoint: str) -> None:
+    head = request("PutItem", b"", headers={"Transfer-Encoding": "chunked"}).replace(b"Content-Length: 0\r\n", b"")
+    chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
+    with connect(endpoint) as sock:
+        sock.sendall(head)
+        try:
+            for _ in range(20):
+                sock.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server stopped reading after 16 MB and closed
+        status, _, _ = Reader(sock).response()
+    assert status == 413
+
+
+def test_body_of_exactly_the_limit_is_read(endpoint: str) -> None:
+    body = b"{" + b" " * (MAX - 2) + b"}"
+    status, _, answer = exchange(endpoint, request("ListTables", body))
+    assert status == 200
+    assert "TableNames" in json.loads(answer)
+
+
+def test_client_disconnect_mid_body_then_new_connection_works(endpoint: str) -> None:
+    for _ in range(5):
+        with connect(endpoint) as sock:
+            sock.sendall(request("ListTables", b'{"Limit": 1}', headers={"Content-Length": "1000"}))
+        with connect(endpoint) as sock:
+            sock.sendall(request("ListTables", b'{"Limit": 1}', headers={"Content-Length": "1000"}))
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST
+    status, _, body = exchange(endpoint, request("ListTables", {"Limit": 1}))
+    assert status == 200
+    assert "TableNames" in json.loads(body)
+
+
+def test_head_request_has_no_body(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(request(None, b"", method="HEAD") + request(None, b"", method="GET"))
+        reader = Reader(sock)
+        head = reader.buffer
+        while b"\r\n\r\n" not in head:
+            reader._fill()
+            head = reader.buffer
+        first, _, rest = head.partition(b"\r\n\r\n")
+        assert first.startswith(b"HTTP/1.1 404")
+        reader.buffer = rest  # no body follows a HEAD answer
+        status, _, body = reader.response()
+        assert status == 200 and body.startswith(b"healthy")
+
+
+def test_idle_connections_are_closed(start_server: Callable[..., Server]) -> None:
+    server = start_server("--in-memory", "--keep-alive-timeout", "1")
+    with connect(server.url) as sock:
+        reader = Reader(sock)
+        sock.sendall(request("ListTables"))
+        assert reader.response()[0] == 200
+        started = time.monotonic()
+        assert reader.closed()
+        assert 0.5 < time.monotonic() - started < 15
+    with connect(server.url) as sock:  # half a request, then silence
+        sock.sendall(request("ListTables")[:20])
+        assert Reader(sock).closed()
+
+
+def test_both_http_servers_answer_alike(start_server: Callable[..., Server]) -> None:
+    endpoint = start_server("--in-memory").url
+    uvicorn_server = start_server("--in-memory", "--http", "uvicorn")
+    cases = [
+        request("ListTables"),
+        request(None, b"", method="GET"),
+        request("ListTables", headers={"Content-Type": "text/plain"}),
+        request("ListTables", b"{", headers={"Content-Type": "application/json"}),
+        request("Nope"),
+        request("ListTables", headers={"Authorization": "nothing"}),
+    ]
+    for data in cases:
+        ours, theirs = exchange(endpoint, data), exchange(uvicorn_server.url, data)
+        assert ours[0] == theirs[0], data
+        assert ours[2] == theirs[2], data
+        assert ours[1].get("content-type") == theirs[1].get("content-type"), data
+        for name in ("x-amz-crc32", "content-length"):
+            assert ours[1][name] == theirs[1][name], (name, data)
+    ddb = client_for(uvicorn_server.url)
+    ddb.list_tables()
+
+
+def test_sigterm_exits_0_and_keeps_the_data(start_server: Callable[..., Server], tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    first = start_server("--data-dir", data)
+    ddb = client_for(first.url)
+    create_table(ddb, "kept")
+    for i in range(20):
+        ddb.put_item(TableName="kept", Item={"pk": {"S": str(i)}})
+    first.process.send_signal(signal.SIGTERM)
+    assert first.process.wait(10) == 0
+
+    second = start_server("--data-dir", data)
+    ddb = client_for(second.url)
+    assert ddb.describe_table(TableName="kept")["Table"]["ItemCount"] == 20
+    second.process.send_signal(signal.SIGINT)
+    assert second.process.wait(10) == 0
+
+
+def test_shutdown_finishes_the_request_under_way(start_server: Callable[..., Server], tmp_path: Path) -> None:
+    server = start_server("--data-dir", str(tmp_path / "data"))
+    with connect(server.url) as idle, connect(server.url) as busy:
+        data = request("ListTables", {"Limit": 1})
+        idle.sendall(data)
+        assert Reader(idle).response()[0] == 200
+        busy.sendall(data[:-5])
+        time.sleep(0.2)
+        server.process.send_signal(signal.SIGTERM)
+        assert Reader(idle).closed()  # idle keep-alive connections close at once
+        time.sleep(0.2)
+        assert server.process.poll() is None  # still finishing the busy one
+        busy.sendall(data[-5:])
+        reader = Reader(busy)
+        status, headers, _ = reader.response()
+        assert status == 200
+        assert headers["connection"] == "close"
+        assert reader.closed()
+    assert server.process.wait(10) == 0
+    with pytest.raises(OSError):
+        connect(server.url).close()
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def test_workers_share_the_port_and_the_store(start_server: Callable[..., Server], tmp_path: Path) -> None:
+    server = start_server("--data-dir", str(tmp_path / "data"), "--workers", "2")
+    workers = set()
+    for _ in range(50):
+        workers = _children(server.process.pid)
+        if len(workers) == 2:
+            break
+        time.sleep(0.1)
+    assert len(workers) == 2
+    ddb = client_for(server.url)
+    create_table(ddb, "shared")
+    for i in range(40):  # a fresh connection each: the kernel spreads them over both workers
+        status, _, _ = exchange(
+            server.url, request("PutItem", {"TableName": "shared", "Item": {"pk": {"S": str(i)}}})
+        )
+        assert status == 200
+    for i in range(40):
+        status, _, body = exchange(
+            server.url, request("GetItem", {"TableName": "shared", "Key": {"pk": {"S": str(i)}}})
+        )
+        assert json.loads(body) == {"Item": {"pk": {"S": str(i)}}}
+    assert ddb.describe_table(TableName="shared")["Table"]["ItemCount"] == 40
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(15) == 0
+    for pid in workers:
+        assert not Path(f"/proc/{pid}").exists()
+
+
+def test_in_memory_refuses_several_workers() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "partita", "serve", "--port", "0", "--in-memory", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    assert "--in-memory cannot be used with --workers" in result.stderr
+    assert result.stdout == ""
