@@ -85,6 +85,15 @@ def test_set_values_are_computed_from_the_item_before_the_update(ddb: Any, hash_
     assert get(ddb, hash_table) == {**KEY, "a": S("2"), "b": S("1"), "n": N(6), "m": N(5)}
 
 
+def test_copied_values_do_not_follow_later_changes(ddb: Any, hash_table: str) -> None:
+    put(ddb, hash_table, l=L(N(0), N(1)), m={"M": {"l": L(N(0))}})
+    update(ddb, hash_table, "SET c = l, d = m, l[5] = :x, m.l[3] = :x REMOVE l[0]", {":x": S("x")})
+    assert get(ddb, hash_table) == {
+        **KEY, "c": L(N(0), N(1)), "d": {"M": {"l": L(N(0))}}, "l": L(N(1), S("x")),
+        "m": {"M": {"l": L(N(0), S("x"))}},
+    }
+
+
 def test_set_arithmetic(ddb: Any, hash_table: str) -> None:
     put(ddb, hash_table, n=N("10.5"), m=N(3))
     update(ddb, hash_table, "SET a = n + m, b = n - :x, c = :x - n, d = :x + :x, e = (n - m)",
