@@ -8,10 +8,10 @@ target, authentication header, then the operation.
 
 from __future__ import annotations
 
-import base64
 import logging
-import os
+import re
 import zlib
+from random import getrandbits as _random_bits
 from typing import Any
 
 import orjson
@@ -33,6 +33,12 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 JSON_TYPES = (b"application/x-amz-json-1.0", b"application/json")
 TARGET_PREFIXES = ("DynamoDB_20120810.",)
 _UNKNOWN_XML = b"<UnknownOperationException/>\n"
+# What every SDK sends; a match passes the checks below without parsing (a
+# fast path, ~1.5 us a request). Values are printable ASCII without space or
+# comma, so the full parse would find all three parameters non-empty.
+_WELL_FORMED_AUTH = re.compile(
+    rb"AWS4-[!-~]* Credential=[!-+\--~]+, ?SignedHeaders=[!-+\--~]+, ?Signature=[!-+\--~]+"
+)
 HEALTH_TEXT = b"healthy: dynamodb.us-east-1.amazonaws.com "
 JSON_REPLY = b"application/x-amz-json-1.0"
 
@@ -49,8 +55,13 @@ class IncompleteSignatureException(DynamoDBError):
 
 
 def request_id() -> bytes:
-    """52 upper-case characters, the shape of DynamoDB's x-amzn-RequestId."""
-    return base64.b64encode(os.urandom(39)).upper().replace(b"+", b"0").replace(b"/", b"0")
+    """52 upper-case characters, the shape of DynamoDB's x-amzn-RequestId.
+
+    Random, to tell requests apart in logs and bug reports, not secret: the
+    module's generator (reseeded in every forked worker) costs half of
+    os.urandom + base64, and this runs on every answer.
+    """
+    return b"%052X" % _random_bits(208)
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
@@ -64,7 +75,10 @@ def _check_auth(headers: dict[bytes, bytes]) -> None:
     Local); the header's presence and form are checked so that a client
     that forgot to sign learns it here and not in production.
     """
-    auth = headers.get(b"authorization", b"").decode("latin-1")
+    raw = headers.get(b"authorization", b"")
+    if _WELL_FORMED_AUTH.fullmatch(raw) and (b"x-amz-date" in headers or b"date" in headers):
+        return
+    auth = raw.decode("latin-1")
     if not auth.strip().startswith("AWS4-"):
         raise MissingAuthenticationTokenException("Request is missing Authentication Token")
     params = {}
