@@ -400,3 +400,34 @@ def test_filter_validation_messages(entry: dict[str, Any], message: str) -> None
     with pytest.raises(ValidationException) as excinfo:
         translate_conditions({"a": entry}, None, "ScanFilter")
     assert excinfo.value.message == INVALID + message
+
+
+# -- ProjectionExpression (the projection code AttributesToGet shares) -----------------------------
+
+
+def test_projection_expression_with_nested_paths(ddb: Any, hash_table: str) -> None:
+    item = {**KEY, "a": {"M": {"b": {"L": [{"N": "0"}, {"M": {"c": {"S": "deep"}, "d": {"S": "no"}}}]}}},
+            "d": {"S": "top"}, "e": {"S": "left out"}, "l": {"L": [{"N": "0"}, {"N": "1"}, {"N": "2"}]}}
+    ddb.put_item(TableName=hash_table, Item=item)
+    out = ddb.get_item(TableName=hash_table, Key=KEY, ProjectionExpression="a.b[1].c, d, l[2], l[0], l[7], zz.y")
+    assert out["Item"] == {
+        "a": {"M": {"b": {"L": [{"M": {"c": {"S": "deep"}}}]}}},
+        "d": {"S": "top"},
+        "l": {"L": [{"N": "0"}, {"N": "2"}]},
+    }
+
+
+@pytest.mark.parametrize(("projection", "message"), [
+    ("a, b, a", "Two document paths overlap with each other; must remove or rewrite one of these paths; "
+                "path one: [a], path two: [a]"),
+    ("a.b, a", "Two document paths overlap with each other; must remove or rewrite one of these paths; "
+               "path one: [a, b], path two: [a]"),
+    ("a[0], a.b", "Two document paths conflict with each other; must remove or rewrite one of these paths; "
+                  "path one: [a, [0]], path two: [a, b]"),
+    ("a, #b", "An expression attribute name used in the document path is not defined; attribute name: #b"),
+    ("a.", 'Syntax error; token: "<EOF>", near: "."'),
+])
+def test_projection_expression_errors(ddb: Any, hash_table: str, projection: str, message: str) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        ddb.get_item(TableName=hash_table, Key=KEY, ProjectionExpression=projection)
+    assert error_of(excinfo) == ("ValidationException", f"Invalid ProjectionExpression: {message}")
