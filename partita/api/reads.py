@@ -20,8 +20,7 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_conditions,
 )
-from ..engine.reads import Page, PageSpec, row_hash, segment_bounds
-from ..engine.schema import Table
+from ..engine.reads import KeySpace, Page, PageSpec, row_hash, segment_bounds
 from ..engine.values import normalize_value
 from ..errors import ValidationException
 from .expression_params import Expressions, _check_usage, read_expressions
@@ -96,23 +95,48 @@ def _key_conditions(request: dict[str, Any]) -> dict[str, rules.KeyTerm]:
     }
 
 
-def _table(engine: Engine, request: dict[str, Any]) -> Table:
-    """The table read, after the checks that only need its index list."""
+def _space(engine: Engine, request: dict[str, Any]) -> KeySpace:
+    """What the request reads: the table, or the index it names (which must be readable)."""
     table = engine.tables.get(request["TableName"])
     name = request.get("IndexName")
-    if name is not None:
-        index = table.index(name)
-        if index is None:
-            raise ValidationException(f"The table does not have the specified index: {name}")
-        if index.is_global and request.get("ConsistentRead"):
-            raise ValidationException("Consistent reads are not supported on global secondary indexes")
-        # Reading index rows belongs to the secondary-index work; until it
-        # lands, say so rather than answer from the table.
-        raise ValidationException(f"Query and Scan on secondary indexes are not supported yet: {name}")
-    return table
+    if name is None:
+        return KeySpace(table)
+    index = table.index(name)
+    if index is None:
+        raise ValidationException(f"The table does not have the specified index: {name}")
+    status = next(
+        (d.get("IndexStatus") for d in table.description.get("GlobalSecondaryIndexes", []) if d["IndexName"] == name),
+        None,
+    )
+    if status == "CREATING":
+        raise ValidationException(f"Cannot read from backfilling global secondary index: {name}")
+    space = KeySpace(table, index)
+    rules.check_index_read(space, request)
+    return space
 
 
-def _spec(request: dict[str, Any], filt: _Filter) -> PageSpec:
+def _named_heads(request: dict[str, Any], filt: _Filter) -> set[str]:
+    """Top-level attributes a read's projection and filter name (to compare with an index's)."""
+    heads = rules.path_heads(iter(filt.projection_paths), filt.names)[0]
+    heads |= set(request.get("AttributesToGet") or ())
+    heads |= rules.path_heads(iter(filt.paths), filt.names)[0]
+    if filt.legacy_filter is not None:
+        heads |= set(filt.legacy_filter)
+    return heads
+
+
+def _needs_table(space: KeySpace, request: dict[str, Any], filt: _Filter) -> bool:
+    """Whether an index read must fetch items from the table (local indexes only)."""
+    if space.index is None:
+        return False
+    heads = _named_heads(request, filt)
+    rules.check_global_projection(space, heads)
+    if space.index.is_global or space.index.projection == "ALL":
+        return False
+    return request.get("Select") == "ALL_ATTRIBUTES" or bool(rules.unprojected(space, heads))
+
+
+def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace) -> PageSpec:
     select = request.get("Select")
     return PageSpec(
         limit=request.get("Limit"),
@@ -120,6 +144,7 @@ def _spec(request: dict[str, Any], filt: _Filter) -> PageSpec:
         projector=filt.projector,
         keep_items=select != "COUNT",
         consistent=bool(request.get("ConsistentRead")),
+        fetch_from_table=_needs_table(space, request, filt),
     )
 
 
@@ -162,7 +187,7 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         terms = _key_conditions(request)
     rules.check_condition_count(terms)
 
-    table = _table(engine, request)
+    table = _space(engine, request)
     hash_value, sort = rules.check_query_keys(table, terms, start_key)
     filt = _filter_and_projection(request, expressions, query_filter, "QueryFilter")
     rules.check_scalar_keys(table, _projection_nested(filt))
@@ -177,7 +202,7 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         table,
         hash_value,
         sort,
-        _spec(request, filt),
+        _spec(request, filt, table),
         forward=request.get("ScanIndexForward", True) is not False,
         start_key=start_key,
     )
@@ -193,11 +218,11 @@ def scan(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     expressions = read_expressions(request, _SCAN_PARSE_ORDER)
     rules.check_select(request, "Scan")
 
-    table = _table(engine, request)
+    table = _space(engine, request)
     rules.check_scan_start_key(table, start_key)
     if start_key is not None and total_segments > 1:
         low, high = segment_bounds(segment, total_segments)
-        start_hash = row_hash(table, table.row_key(start_key))
+        start_hash = row_hash(table, table.position(start_key))
         rules.check_start_key_segment(start_hash, low, high, segment, total_segments)
     filt = _filter_and_projection(request, expressions, scan_filter, "ScanFilter")
     rules.check_scalar_keys(table, _projection_nested(filt))
@@ -206,7 +231,7 @@ def scan(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
     page = engine.reads.scan(
         table,
-        _spec(request, filt),
+        _spec(request, filt, table),
         segment=segment,
         total_segments=total_segments,
         start_key=start_key,

@@ -32,9 +32,8 @@ import orjson
 
 from ..storage.base import ReadView, Store
 from .capacity import Consumed, read_units
-from .item_keys import key_of
 from .keys import encode_partition, encode_sort, partition_hash, prefix_successor
-from .schema import Table
+from .schema import Index, KeyAttribute, Table
 from .values import item_size
 
 Item = dict[str, dict[str, Any]]
@@ -83,6 +82,7 @@ class PageSpec:
     projector: Projector | None = None
     keep_items: bool = True
     consistent: bool = False
+    fetch_from_table: bool = False
 
 
 @dataclass(slots=True)
@@ -96,50 +96,125 @@ class Page:
     batches: int = field(default=0, repr=False)
 
 
+@dataclass(slots=True)
+class KeySpace:
+    """What one Query or Scan reads: the rows of a table, or of one of its indexes.
+
+    Both are laid out as ``prefix | hash | partition key | sort key ...``; they
+    differ in where the prefix is, which attributes make a key, and how the
+    sort key is written. A table's sort key ends the row key, so it is written
+    bare; an index's sort key is followed by the table key (which makes index
+    entries unique), so it is written prefix-free (see ``schema.Index``).
+    """
+
+    table: Table
+    index: Index | None = None
+
+    @property
+    def hash_key(self) -> KeyAttribute:
+        return self.table.hash_key if self.index is None else self.index.hash_key
+
+    @property
+    def range_key(self) -> KeyAttribute | None:
+        return self.table.range_key if self.index is None else self.index.range_key
+
+    @property
+    def prefix(self) -> bytes:
+        return self.table.prefix if self.index is None else self.index.prefix
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        """The attributes of a LastEvaluatedKey: the table's key, then the index's."""
+        names = self.table.key_names
+        if self.index is not None:
+            names += tuple(n for n in self.index.key_names if n not in names)
+        return names
+
+    def encode_sort(self, value: str) -> bytes:
+        rk = self.range_key
+        assert rk is not None
+        return encode_sort(rk.type, value) if self.index is None else encode_partition(rk.type, value)
+
+    def sort_prefix(self, value: str) -> bytes:
+        """The bytes every sort key that begins with `value` starts with."""
+        rk = self.range_key
+        assert rk is not None
+        raw = _raw_sort(rk.type, value)
+        return raw if self.index is None else raw.replace(b"\x00", b"\x00\xff")
+
+    def after_sort(self, encoded: bytes) -> bytes:
+        """The first row key past every row whose sort key encodes to `encoded`."""
+        if self.index is None:
+            return encoded + b"\x00"
+        end = prefix_successor(encoded)
+        assert end is not None
+        return end
+
+    def position(self, key: Item) -> bytes:
+        """The row key an ExclusiveStartKey names."""
+        if self.index is None:
+            return self.table.row_key(key)
+        return self.table.index_row_key(self.index, key)
+
+    def last_key(self, item: Item) -> Item:
+        return {name: item[name] for name in self.key_names}
+
+    def rows_range(self) -> tuple[bytes, bytes]:
+        end = prefix_successor(self.prefix)
+        assert end is not None
+        return self.prefix, end
+
+    def consumed(self, units: float, fetched: float) -> Consumed:
+        """Index reads are charged to the index, fetches from the table to the table."""
+        index = self.index
+        if index is None:
+            return Consumed(self.table.name, units + fetched)
+        if index.is_global:
+            return Consumed(self.table.name, fetched, global_indexes={index.name: units})
+        return Consumed(self.table.name, fetched, local_indexes={index.name: units})
+
+
 def _raw_sort(type_: str, value: str) -> bytes:
     """The unencoded bytes of an S or B value, the unit of begins_with."""
     return value.encode("utf-8") if type_ == "S" else base64.b64decode(value)
 
 
-def sort_range(table: Table, prefix: bytes, cond: SortCondition | None) -> tuple[bytes, bytes]:
+def sort_range(space: KeySpace, prefix: bytes, cond: SortCondition | None) -> tuple[bytes, bytes]:
     """The [start, end) row-key range of one partition narrowed by a sort-key condition.
 
-    Sort keys are the last part of a row key. Their S and B encodings are the
-    bare bytes and the N encoding is prefix-free, so ``k + b"\\x00"`` is the
-    smallest key after ``k`` that does not extend it: `<=` and `>` cut there.
-    begins_with is the range of keys that extend the prefix bytes.
+    The sort-key encodings compare as DynamoDB orders sort keys, so every
+    operator is a contiguous range; `<=` and `>` cut just after the rows of
+    one sort key value, begins_with is the range of keys extending a prefix.
     """
     end = prefix_successor(prefix)
     assert end is not None  # a row prefix starts with the row space byte, never all 0xFF
     if cond is None:
         return prefix, end
-    rk = table.range_key
-    assert rk is not None
     op = cond.op
     if op == "BEGINS_WITH":
-        low = prefix + _raw_sort(rk.type, cond.values[0])
+        low = prefix + space.sort_prefix(cond.values[0])
         high = prefix_successor(low)
         return low, end if high is None else high
-    first = prefix + encode_sort(rk.type, cond.values[0])
+    first = prefix + space.encode_sort(cond.values[0])
     if op == "EQ":
-        return first, first + b"\x00"
+        return first, space.after_sort(first)
     if op == "LT":
         return prefix, first
     if op == "LE":
-        return prefix, first + b"\x00"
+        return prefix, space.after_sort(first)
     if op == "GT":
-        return first + b"\x00", end
+        return space.after_sort(first), end
     if op == "GE":
         return first, end
     if op == "BETWEEN":
-        return first, prefix + encode_sort(rk.type, cond.values[1]) + b"\x00"
+        return first, space.after_sort(prefix + space.encode_sort(cond.values[1]))
     raise ValueError(f"not a sort-key operator: {op}")
 
 
-def partition_prefix(table: Table, hash_value: str) -> bytes:
-    """Every row of one item collection starts with these bytes."""
-    hk = table.hash_key
-    return table.prefix + partition_hash(hk.type, hash_value) + encode_partition(hk.type, hash_value)
+def partition_prefix(space: KeySpace, hash_value: str) -> bytes:
+    """Every row of one item collection (of a table or an index) starts with these bytes."""
+    hk = space.hash_key
+    return space.prefix + partition_hash(hk.type, hash_value) + encode_partition(hk.type, hash_value)
 
 
 def segment_bounds(segment: int, total_segments: int) -> tuple[int, int]:
@@ -154,9 +229,9 @@ def segment_bounds(segment: int, total_segments: int) -> tuple[int, int]:
     return low, high
 
 
-def row_hash(table: Table, row_key: bytes) -> int:
+def row_hash(space: KeySpace, row_key: bytes) -> int:
     """The partition hash of a row key, as an integer in the hash space."""
-    start = len(table.prefix)
+    start = len(space.prefix)
     return int.from_bytes(row_key[start : start + 8], "big")
 
 
@@ -168,7 +243,7 @@ class ReadOps:
 
     def query(
         self,
-        table: Table,
+        space: KeySpace,
         hash_value: str,
         sort: SortCondition | None,
         spec: PageSpec,
@@ -181,42 +256,42 @@ class ReadOps:
         ``start_key`` (ExclusiveStartKey) must lie in this collection; the page
         starts just after it in the direction of reading.
         """
-        start, end = sort_range(table, partition_prefix(table, hash_value), sort)
+        start, end = sort_range(space, partition_prefix(space, hash_value), sort)
         if start_key is not None:
-            after = table.row_key(start_key)
+            after = space.position(start_key)
             if forward:
                 start = max(start, after + b"\x00")
             else:
                 end = min(end, after)
-        return self._page(table, start, end, not forward, spec)
+        return self._page(space, start, end, not forward, spec)
 
     def scan(
         self,
-        table: Table,
+        space: KeySpace,
         spec: PageSpec,
         *,
         segment: int = 0,
         total_segments: int = 1,
         start_key: Item | None = None,
     ) -> Page:
-        """One page of a table (or of one parallel-scan segment), in row-key order."""
-        start, end = self.segment_range(table, segment, total_segments)
+        """One page of a table or index (or of one parallel-scan segment), in row-key order."""
+        start, end = self.segment_range(space, segment, total_segments)
         if start_key is not None:
-            start = max(start, table.row_key(start_key) + b"\x00")
-        return self._page(table, start, end, False, spec)
+            start = max(start, space.position(start_key) + b"\x00")
+        return self._page(space, start, end, False, spec)
 
     @staticmethod
-    def segment_range(table: Table, segment: int, total_segments: int) -> tuple[bytes, bytes]:
-        """The row keys [start, end) of one parallel-scan segment of a table."""
-        first, past_last = table.data_range()
+    def segment_range(space: KeySpace, segment: int, total_segments: int) -> tuple[bytes, bytes]:
+        """The row keys [start, end) of one parallel-scan segment."""
+        first, past_last = space.rows_range()
         if total_segments == 1:
             return first, past_last
         low, high = segment_bounds(segment, total_segments)
-        start = table.prefix + low.to_bytes(8, "big")
-        end = past_last if high >= HASH_SPACE else table.prefix + high.to_bytes(8, "big")
+        start = space.prefix + low.to_bytes(8, "big")
+        end = past_last if high >= HASH_SPACE else space.prefix + high.to_bytes(8, "big")
         return start, end
 
-    def _page(self, table: Table, start: bytes, end: bytes, reverse: bool, spec: PageSpec) -> Page:
+    def _page(self, space: KeySpace, start: bytes, end: bytes, reverse: bool, spec: PageSpec) -> Page:
         """Read rows of [start, end) until the range, the Limit or the 1 MB mark ends the page.
 
         One snapshot covers the whole page, so a page never mixes two states of
@@ -224,7 +299,9 @@ class ReadOps:
         rows' stored weights (each row's weight is its item's DynamoDB size,
         see storage/base.py), summed by the store one batch at a time; only a
         batch that crosses the 1 MB mark is sized item by item, to find the
-        item that ends the page.
+        item that ends the page. A local index read that needs attributes the
+        index does not hold fetches each item from the table, charged per item
+        as DynamoDB charges those fetches.
         """
         limit = spec.limit
         predicate = spec.predicate
@@ -232,8 +309,10 @@ class ReadOps:
         keep = spec.keep_items
         items: list[Item] = []
         count = scanned = size = stored = batches = 0
+        fetched = 0.0
         last: Item | None = None
         loads = orjson.loads
+        table = space.table
         with self._store.snapshot() as view:
             want = _FIRST_BATCH if limit is None else min(limit, _FIRST_BATCH)
             while start < end:
@@ -247,21 +326,26 @@ class ReadOps:
                 exact = size + weight >= MAX_PAGE_BYTES
                 stopped = False
                 for _, raw in rows:
-                    item = loads(raw)
+                    entry = item = loads(raw)
                     scanned += 1
                     stored += len(raw)
+                    if spec.fetch_from_table:
+                        table_raw = view.get(table.row_key(entry))
+                        if table_raw is not None:
+                            item = loads(table_raw)
+                            fetched += read_units(item_size(item), spec.consistent)
                     if predicate is None or predicate(item):
                         count += 1
                         if keep:
                             items.append(item if projector is None else projector(item))
                     if exact:
-                        size += item_size(item)
+                        size += item_size(entry)
                         if size >= MAX_PAGE_BYTES:
-                            last = item
+                            last = entry
                             stopped = True
                             break
                     if limit is not None and scanned >= limit:
-                        last = item
+                        last = entry
                         stopped = True
                         break
                 if not exact:
@@ -279,8 +363,8 @@ class ReadOps:
             items=items,
             count=count,
             scanned_count=scanned,
-            last_evaluated_key=None if last is None else key_of(table, last),
-            consumed=Consumed(table.name, read_units(size, spec.consistent)),
+            last_evaluated_key=None if last is None else space.last_key(last),
+            consumed=space.consumed(read_units(size, spec.consistent), fetched),
             bytes_read=size,
             batches=batches,
         )

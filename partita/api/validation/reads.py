@@ -39,8 +39,8 @@ from ...engine.expressions import (
     resolve_path,
 )
 from ...engine.item_keys import check_key
-from ...engine.reads import SortCondition
-from ...engine.schema import KeyAttribute, Table
+from ...engine.reads import KeySpace, SortCondition
+from ...engine.schema import KeyAttribute
 from ...engine.values import (
     MSG_EMPTY_AV,
     MSG_EMPTY_BS,
@@ -274,10 +274,11 @@ def _key_node(
 # -- against the table ----------------------------------------------------------------
 
 
-def _key_attributes(table: Table) -> list[tuple[KeyAttribute, bool]]:
-    out = [(table.hash_key, True)]
-    if table.range_key is not None:
-        out.append((table.range_key, False))
+def _key_attributes(space: KeySpace) -> list[tuple[KeyAttribute, bool]]:
+    """The key a Query's conditions address: the index's key on an index read."""
+    out = [(space.hash_key, True)]
+    if space.range_key is not None:
+        out.append((space.range_key, False))
     return out
 
 
@@ -286,7 +287,7 @@ def _single_type(av: AttributeValue) -> str:
 
 
 def check_query_keys(
-    table: Table, terms: Mapping[str, KeyTerm], start_key: Item | None
+    table: KeySpace, terms: Mapping[str, KeyTerm], start_key: Item | None
 ) -> tuple[str, SortCondition | None]:
     """Validate key conditions and ExclusiveStartKey against the table's key schema.
 
@@ -295,7 +296,7 @@ def check_query_keys(
     starting key's attribute, then that attribute's condition.
     """
     attributes = _key_attributes(table)
-    if start_key is not None and len(start_key) != len(attributes):
+    if start_key is not None and len(start_key) != len(table.key_names):
         raise ValidationException(STARTING_KEY_INVALID)
     n = len(terms)
     for attr, is_hash in attributes:
@@ -349,17 +350,27 @@ def check_query_keys(
     return hash_value, sort
 
 
-def _check_start_key_values(table: Table, start_key: Item) -> None:
+def _check_start_key_values(space: KeySpace, start_key: Item) -> None:
+    """ExclusiveStartKey is a table key, plus the index key on an index read."""
+    table_key = start_key
+    if space.index is not None:
+        if len(start_key) != len(space.key_names):
+            raise ValidationException(STARTING_KEY_INVALID)
+        table_key = {name: start_key[name] for name in space.table.key_names if name in start_key}
     try:
-        check_key(table, start_key)
+        check_key(space.table, table_key)
     except ValidationException as error:
         raise ValidationException(f"{STARTING_KEY_INVALID}: {error.message}") from None
+    for attr, _ in _key_attributes(space):
+        value = start_key.get(attr.name)
+        if value is None or attr.type not in value:
+            raise ValidationException(STARTING_KEY_INVALID)
 
 
-def check_scan_start_key(table: Table, start_key: Item | None) -> None:
-    """A Scan's ExclusiveStartKey must be exactly a key of the table."""
+def check_scan_start_key(space: KeySpace, start_key: Item | None) -> None:
+    """A Scan's ExclusiveStartKey must be exactly a key of what it reads."""
     if start_key is not None:
-        _check_start_key_values(table, start_key)
+        _check_start_key_values(space, start_key)
 
 
 def check_start_key_segment(
@@ -439,7 +450,7 @@ def path_heads(paths: Iterator[Path], names: Mapping[str, str]) -> tuple[set[str
     return heads, nested
 
 
-def check_filter_keys(table: Table, heads: set[str], legacy: bool) -> None:
+def check_filter_keys(table: KeySpace, heads: set[str], legacy: bool) -> None:
     """A Query filter may not name a key attribute: the key conditions own them."""
     for attr, _ in _key_attributes(table):
         if attr.name in heads:
@@ -449,15 +460,51 @@ def check_filter_keys(table: Table, heads: set[str], legacy: bool) -> None:
             )
 
 
-def check_scalar_keys(table: Table, nested: set[str]) -> None:
+def check_scalar_keys(table: KeySpace, nested: set[str]) -> None:
     """Key attributes are scalars: a path may not index or dereference into one."""
-    for attr, _ in _key_attributes(table):
-        if attr.name in nested:
+    for name in table.key_names:
+        if name in nested:
             raise ValidationException(
                 "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
-                f"allowed: Key: {attr.name}"
+                f"allowed: Key: {name}"
             )
 
 
 def projection_paths(projection: Projection) -> Iterator[Path]:
     return iter(projection.paths)
+
+
+# -- index reads ------------------------------------------------------------------------
+
+
+def check_index_read(space: KeySpace, request: Mapping[str, Any]) -> None:
+    """What an index read may ask for: no strong reads or unprojected attributes on a GSI."""
+    index = space.index
+    if index is None:
+        return
+    if index.is_global and request.get("ConsistentRead"):
+        raise ValidationException("Consistent reads are not supported on global secondary indexes")
+    if index.is_global and request.get("Select") == "ALL_ATTRIBUTES" and index.projection != "ALL":
+        raise ValidationException(
+            f"{INVALID}Select type ALL_ATTRIBUTES is not supported for global secondary index "
+            f"{index.name} because its projection type is not ALL"
+        )
+
+
+def unprojected(space: KeySpace, heads: set[str]) -> list[str]:
+    """The attributes named by a read that its index does not hold, in name order."""
+    index = space.index
+    if index is None or index.projection == "ALL":
+        return []
+    held = set(space.key_names) | (index.non_key if index.projection == "INCLUDE" else set())
+    return sorted(heads - held)
+
+
+def check_global_projection(space: KeySpace, heads: set[str]) -> None:
+    """A GSI cannot fetch from its table: naming an attribute it does not project is an error."""
+    index = space.index
+    missing = unprojected(space, heads)
+    if index is not None and index.is_global and missing:
+        raise ValidationException(
+            f"{INVALID}Global secondary index {index.name} does not project [{', '.join(missing)}]"
+        )
