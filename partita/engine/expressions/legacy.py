@@ -2,10 +2,10 @@
 
 Older SDKs and object mappers still send `Expected` (with `Exists`,
 `ComparisonOperator` and `ConditionalOperator`), `QueryFilter`/`ScanFilter`,
-`KeyConditions` and `AttributesToGet`. Rather than a second evaluator, each
-form is validated the way DynamoDB validates it and rebuilt as the same nodes
-the expression parser produces, so one evaluator (and one set of comparison
-rules) serves both.
+`KeyConditions`, `AttributeUpdates` and `AttributesToGet`. Rather than a
+second evaluator, each form is validated the way DynamoDB validates it and
+rebuilt as the same nodes the expression parser produces, so one evaluator
+(and one set of comparison and update rules) serves both.
 
 Attribute names in the legacy forms are whole top-level names, never document
 paths: `a.b` is the attribute called "a.b". So every name and value becomes a
