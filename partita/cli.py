@@ -25,6 +25,20 @@ def _parser() -> argparse.ArgumentParser:
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
+        "--gsi-lag-ms",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="delay the visibility of global secondary index changes, as DynamoDB's are asynchronous (default 0)",
+    )
+    serve.add_argument(
+        "--item-collection-limit",
+        type=_positive_int,
+        default=10 * 1024**3,
+        metavar="BYTES",
+        help="item collection size cap on tables with a local index (default 10 GB, as DynamoDB)",
+    )
+    serve.add_argument(
         "--http",
         choices=("partita", "uvicorn"),
         default="partita",
@@ -112,7 +126,14 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
     from .protocol.app import PartitaApp
 
     try:
-        app = PartitaApp(Engine(store, args.region))
+        app = PartitaApp(
+            Engine(
+                store,
+                args.region,
+                item_collection_limit=args.item_collection_limit,
+                gsi_lag_ms=args.gsi_lag_ms,
+            )
+        )
         if args.http == "uvicorn":
             import uvicorn
 

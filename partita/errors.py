@@ -82,6 +82,10 @@ class ProvisionedThroughputExceededException(DynamoDBError):
     code = "ProvisionedThroughputExceededException"
 
 
+class ItemCollectionSizeLimitExceededException(DynamoDBError):
+    code = "ItemCollectionSizeLimitExceededException"
+
+
 class TransactionConflictException(DynamoDBError):
     code = "TransactionConflictException"
 

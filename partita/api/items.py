@@ -30,6 +30,8 @@ MAX_ITEM_BYTES = 400 * 1024
 _CONDITION_LEGACY = ("Expected", "ConditionalOperator")
 _UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
 
+Item = dict[str, dict[str, Any]]
+
 
 def _read_conditional(
     request: dict[str, Any], expression_params: tuple[str, ...], legacy_params: tuple[str, ...]
@@ -59,13 +61,27 @@ def _return_values(request: dict[str, Any]) -> bool:
     return mode == "ALL_OLD"
 
 
-def _write_answer(request: dict[str, Any], result: Any, return_old: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if return_old and result.old is not None:
-        out["Attributes"] = result.old
+def _add_metrics(out: dict[str, Any], engine: Engine, request: dict[str, Any], key: Item, result: Any) -> None:
+    """ConsumedCapacity and ItemCollectionMetrics, when asked for (metrics only exist with a local index)."""
     consumed = result.consumed.document(request.get("ReturnConsumedCapacity"))
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
+    if request.get("ReturnItemCollectionMetrics") == "SIZE" and result.collection_bytes is not None:
+        hash_name = engine.tables.get(request["TableName"]).hash_key.name
+        lower = float(result.collection_bytes // 1024**3)
+        out["ItemCollectionMetrics"] = {
+            "ItemCollectionKey": {hash_name: key[hash_name]},
+            "SizeEstimateRangeGB": [lower, lower + 1.0],
+        }
+
+
+def _write_answer(
+    engine: Engine, request: dict[str, Any], key: Item, result: Any, return_old: bool
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if return_old and result.old is not None:
+        out["Attributes"] = result.old
+    _add_metrics(out, engine, request, key, result)
     return out
 
 
@@ -82,7 +98,7 @@ def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         condition,
         request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
     )
-    return _write_answer(request, result, return_old)
+    return _write_answer(engine, request, item, result, return_old)
 
 
 def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +112,7 @@ def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         condition,
         request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
     )
-    return _write_answer(request, result, return_old)
+    return _write_answer(engine, request, key, result, return_old)
 
 
 def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +177,5 @@ def update_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     attributes = _update_attributes(request.get("ReturnValues", "NONE"), result, update)
     if attributes:
         out["Attributes"] = attributes
-    consumed = result.consumed.document(request.get("ReturnConsumedCapacity"))
-    if consumed is not None:
-        out["ConsumedCapacity"] = consumed
+    _add_metrics(out, engine, request, key, result)
     return out

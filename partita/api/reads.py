@@ -112,6 +112,8 @@ def _space(engine: Engine, request: dict[str, Any]) -> KeySpace:
         raise ValidationException(f"Cannot read from backfilling global secondary index: {name}")
     space = KeySpace(table, index)
     rules.check_index_read(space, request)
+    if index.is_global:
+        engine.settle_global_indexes()
     return space
 
 

@@ -14,6 +14,7 @@ def create_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def describe_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    engine.settle_global_indexes()
     return {"Table": engine.tables.describe(request["TableName"])}
 
 

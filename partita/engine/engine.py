@@ -4,25 +4,40 @@ from __future__ import annotations
 
 from ..storage.base import Store
 from .catalog import Catalog
+from .gsi_lag import GsiLag
 from .index_jobs import IndexJobs
 from .items import ItemOps
 from .reads import ReadOps
 from .table_updates import TableUpdates
 from .tables import TableOps
+from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
 class Engine:
-    def __init__(self, store: Store, region: str = "us-east-1") -> None:
+    def __init__(
+        self,
+        store: Store,
+        region: str = "us-east-1",
+        *,
+        item_collection_limit: int = ITEM_COLLECTION_LIMIT,
+        gsi_lag_ms: int = 0,
+    ) -> None:
         self.store = store
         self.region = region
+        self.gsi_lag = GsiLag(gsi_lag_ms) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region)
-        self.items = ItemOps(store, self.tables)
+        self.items = ItemOps(store, self.tables, WriteRules(item_collection_limit, self.gsi_lag))
         self.reads = ReadOps(store)
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
+
+    def settle_global_indexes(self) -> None:
+        """Apply GSI changes whose lag has passed (a no-op without --gsi-lag-ms)."""
+        if self.gsi_lag is not None:
+            self.gsi_lag.apply_due(self.store)
 
     def close(self) -> None:
         self.store.close()

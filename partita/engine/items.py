@@ -28,7 +28,7 @@ from .updates import (
     check_key_updates,
 )
 from .values import item_size
-from .writes import check_index_keys, store_item
+from .writes import WriteRules, check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]
 CONDITION_FAILED = "The conditional request failed"
@@ -50,6 +50,8 @@ class Condition:
 class WriteResult:
     old: Item | None
     consumed: Consumed
+    #: Bytes of the written item's collection, on tables with a local index.
+    collection_bytes: int | None = None
 
 
 @dataclass(slots=True)
@@ -59,6 +61,7 @@ class UpdateResult:
     old: Item | None
     new: Item
     consumed: Consumed
+    collection_bytes: int | None = None
 
 
 def _check_condition(condition: Condition | None, old: Item | None, return_old_on_fail: bool) -> None:
@@ -70,9 +73,10 @@ def _check_condition(condition: Condition | None, old: Item | None, return_old_o
 
 
 class ItemOps:
-    def __init__(self, store: Store, tables: TableOps) -> None:
+    def __init__(self, store: Store, tables: TableOps, rules: WriteRules) -> None:
         self._store = store
         self._tables = tables
+        self._rules = rules
 
     def put(
         self,
@@ -90,10 +94,10 @@ class ItemOps:
             raw = txn.get(row)
             old = None if raw is None else orjson.loads(raw)
             _check_condition(condition, old, return_old_on_fail)
-            charges = store_item(txn, table, row, old, item)
+            effects = store_item(txn, table, row, old, item, self._rules)
         old_size = 0 if old is None else item_size(old)
-        consumed = Consumed(table.name, write_units(max(size, old_size)), charges.local, charges.global_)
-        return WriteResult(old, consumed)
+        consumed = Consumed(table.name, write_units(max(size, old_size)), effects.local, effects.global_)
+        return WriteResult(old, consumed, effects.collection_bytes)
 
     def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
         table = self._tables.get(table_name)
@@ -117,9 +121,10 @@ class ItemOps:
             raw = txn.get(row)
             old = None if raw is None else orjson.loads(raw)
             _check_condition(condition, old, return_old_on_fail)
-            charges = store_item(txn, table, row, old, None)
+            effects = store_item(txn, table, row, old, None, self._rules)
         size = 0 if old is None else item_size(old)
-        return WriteResult(old, Consumed(table.name, write_units(size), charges.local, charges.global_))
+        consumed = Consumed(table.name, write_units(size), effects.local, effects.global_)
+        return WriteResult(old, consumed, effects.collection_bytes)
 
     def update(
         self,
@@ -153,9 +158,9 @@ class ItemOps:
             size = item_size(new)
             if size > MAX_ITEM_BYTES:
                 raise ValidationException(ITEM_TOO_LARGE)
-            charges = store_item(txn, table, row, old, new)
+            effects = store_item(txn, table, row, old, new, self._rules)
         old_size = 0 if old is None else item_size(old)
         consumed = Consumed(
-            table.name, write_units(max(size, old_size)), charges.local, charges.global_
+            table.name, write_units(max(size, old_size)), effects.local, effects.global_
         )
-        return UpdateResult(old, new, consumed)
+        return UpdateResult(old, new, consumed, effects.collection_bytes)

@@ -15,22 +15,29 @@ from typing import Any
 
 import orjson
 
-from ..errors import ValidationException
-from ..storage.base import WriteTxn
+from ..errors import ItemCollectionSizeLimitExceededException, ValidationException
+from ..storage.base import ReadView, WriteTxn
 from .capacity import write_units
+from .gsi_lag import GsiLag
+from .keys import encode_partition, partition_hash, prefix_successor
 from .schema import Index, Table
 from .values import item_size
 
 Item = dict[str, dict[str, Any]]
+#: DynamoDB caps an item collection of a table with a local index at 10 GB.
+ITEM_COLLECTION_LIMIT = 10 * 1024**3
 _EMPTY_KIND = {"S": "string", "B": "binary"}
 
 
 @dataclass(slots=True)
-class IndexUnits:
-    """Write units charged per index by one item write."""
+class WriteEffects:
+    """What one item write did besides the table row: index units, item collection size."""
 
     local: dict[str, float] = field(default_factory=dict)
     global_: dict[str, float] = field(default_factory=dict)
+    #: Bytes of the item's collection (table rows + local index entries) after
+    #: the write; only tables with a local index have item collections to measure.
+    collection_bytes: int | None = None
 
     def add(self, index: Index, units: float) -> None:
         target = self.global_ if index.is_global else self.local
@@ -64,37 +71,92 @@ def _entry(table: Table, index: Index, item: Item | None) -> tuple[bytes, Item] 
     return table.index_row_key(index, item), index.project(item, table.key_names)
 
 
-def _write_index(txn: WriteTxn, table: Table, index: Index, old: Item | None, new: Item | None) -> float:
+@dataclass(frozen=True, slots=True)
+class WriteRules:
+    """Server settings every item write obeys."""
+
+    collection_limit: int = ITEM_COLLECTION_LIMIT
+    gsi_lag: GsiLag | None = None
+
+
+def _put_row(txn: WriteTxn, lag: GsiLag | None, key: bytes, value: bytes, weight: int) -> None:
+    if lag is None:
+        txn.put(key, value, weight)
+    else:
+        lag.defer(txn, key, value, weight)
+
+
+def _delete_row(txn: WriteTxn, lag: GsiLag | None, key: bytes) -> None:
+    if lag is None:
+        txn.delete(key)
+    else:
+        lag.defer(txn, key, None, 0)
+
+
+def _write_index(
+    txn: WriteTxn, table: Table, index: Index, old: Item | None, new: Item | None, lag: GsiLag | None
+) -> float:
     before = _entry(table, index, old)
     after = _entry(table, index, new)
     units = 0.0
     if before is not None and (after is None or before[0] != after[0]):
-        txn.delete(before[0])
+        _delete_row(txn, lag, before[0])
         units += write_units(item_size(before[1]))
         before = None
     if after is not None:
         if before is not None and before[1] == after[1]:
             return units
         size = item_size(after[1])
-        txn.put(after[0], orjson.dumps(after[1]), size)
+        _put_row(txn, lag, after[0], orjson.dumps(after[1]), size)
         charged = size if before is None else max(size, item_size(before[1]))
         units += write_units(charged)
     return units
 
 
-def store_item(txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: Item | None) -> IndexUnits:
-    """Replace `old` by `new` (None = absent) at `row`, keeping every index exact."""
+def collection_bytes(view: ReadView, table: Table, key: Item) -> int:
+    """The size of an item collection: the table's rows and local index entries of one partition key."""
+    hk = table.hash_key
+    value = key[hk.name][hk.type]
+    partition = partition_hash(hk.type, value) + encode_partition(hk.type, value)
+    total = 0
+    for prefix in [table.prefix, *(i.prefix for i in table.indexes if not i.is_global)]:
+        start = prefix + partition
+        end = prefix_successor(start)
+        assert end is not None
+        total += view.stats(start, end)[1]
+    return total
+
+
+def store_item(
+    txn: WriteTxn,
+    table: Table,
+    row: bytes,
+    old: Item | None,
+    new: Item | None,
+    rules: WriteRules = WriteRules(),
+) -> WriteEffects:
+    """Replace `old` by `new` (None = absent) at `row`, keeping every index exact.
+
+    On a table with a local index, a write that leaves its item collection
+    over the limit raises, and the caller's transaction rolls back: nothing
+    of it is written.
+    """
     if new is None:
         if old is not None:
             txn.delete(row)
     else:
         txn.put(row, orjson.dumps(new), item_size(new))
-    charges = IndexUnits()
+    effects = WriteEffects()
     for index in table.indexes:
-        units = _write_index(txn, table, index, old, new)
+        units = _write_index(txn, table, index, old, new, rules.gsi_lag if index.is_global else None)
         if units:
-            charges.add(index, units)
-    return charges
+            effects.add(index, units)
+    subject = new if new is not None else old
+    if subject is not None and any(not index.is_global for index in table.indexes):
+        effects.collection_bytes = collection_bytes(txn, table, subject)
+        if new is not None and effects.collection_bytes > rules.collection_limit:
+            raise ItemCollectionSizeLimitExceededException("Collection size exceeded.")
+    return effects
 
 
 def store_index_entry(txn: WriteTxn, table: Table, index: Index, item: Item) -> None:
