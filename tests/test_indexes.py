@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -216,30 +217,70 @@ def wait_index(ddb: Any, table: str, index: str, gone: bool = False) -> dict[str
     raise AssertionError(f"index {index} did not settle")
 
 
-def test_online_create_backfills_and_delete_drops(ddb: Any, table_name: str) -> None:
+def _scan_all(ddb: Any, **params: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for page in ddb.get_paginator("scan").paginate(**params):
+        items += page["Items"]
+    return items
+
+
+def test_online_create_backfills_while_writes_continue(ddb: Any, endpoint: str, table_name: str) -> None:
+    from conftest import client_for
+
     ddb.create_table(TableName=table_name, KeySchema=[key("pk", "HASH")], AttributeDefinitions=[attr("pk")],
                      BillingMode="PAY_PER_REQUEST")
-    for i in range(1500):
+    for i in range(3000):
         item = {"pk": {"S": f"k{i}"}}
         if i % 3 == 0:
             item["color"] = {"S": f"c{i % 7}"}
         ddb.put_item(TableName=table_name, Item=item)
-    out = ddb.update_table(
-        TableName=table_name,
-        AttributeDefinitions=[attr("color")],
-        GlobalSecondaryIndexUpdates=[{"Create": gsi("by-color", "color")}],
-    )["TableDescription"]
-    assert out["TableStatus"] == "UPDATING"
-    (created,) = out["GlobalSecondaryIndexes"]
-    assert created["IndexStatus"] == "CREATING"
-    assert created["Backfilling"] is True
-    # Writes during the backfill are indexed too.
-    for i in range(1500, 1530):
-        ddb.put_item(TableName=table_name, Item={"pk": {"S": f"k{i}"}, "color": {"S": "late"}})
-    doc = wait_index(ddb, table_name, "by-color")
-    assert doc is not None and "Backfilling" not in doc
-    assert doc["ItemCount"] == 500 + 30
+    stop = threading.Event()
+    written: list[int] = []
 
+    def writer() -> None:
+        client = client_for(endpoint)
+        n = 3000
+        while not stop.is_set():
+            # Overwrite old items (some enter the index, some leave it) and add new ones.
+            client.put_item(TableName=table_name, Item={"pk": {"S": f"k{n % 3600}"}, "color": {"S": "late"}})
+            client.delete_item(TableName=table_name, Key={"pk": {"S": f"k{(n * 7) % 3000}"}})
+            written.append(n)
+            n += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        out = ddb.update_table(
+            TableName=table_name,
+            AttributeDefinitions=[attr("color")],
+            GlobalSecondaryIndexUpdates=[{"Create": gsi("by-color", "color")}],
+        )["TableDescription"]
+        assert out["TableStatus"] == "UPDATING"
+        (created,) = out["GlobalSecondaryIndexes"]
+        assert created["IndexStatus"] == "CREATING"
+        assert created["Backfilling"] is True
+        doc = wait_index(ddb, table_name, "by-color")
+        assert doc is not None and "Backfilling" not in doc
+    finally:
+        stop.set()
+        thread.join(30)
+    assert written, "the writer made no progress during the backfill"
+    table_items = _scan_all(ddb, TableName=table_name, ConsistentRead=True)
+    expected = sorted(i["pk"]["S"] for i in table_items if "color" in i)
+    indexed = sorted(i["pk"]["S"] for i in _scan_all(ddb, TableName=table_name, IndexName="by-color"))
+    assert indexed == expected
+    described = ddb.describe_table(TableName=table_name)["Table"]["GlobalSecondaryIndexes"][0]
+    assert described["ItemCount"] == len(expected)
+
+
+def test_online_create_and_delete_errors(ddb: Any, table_name: str) -> None:
+    ddb.create_table(TableName=table_name, KeySchema=[key("pk", "HASH")], AttributeDefinitions=[attr("pk")],
+                     BillingMode="PAY_PER_REQUEST")
+    for i in range(30):
+        ddb.put_item(TableName=table_name, Item={"pk": {"S": f"k{i}"}, "color": {"S": "red"}})
+    ddb.update_table(TableName=table_name, AttributeDefinitions=[attr("color")],
+                     GlobalSecondaryIndexUpdates=[{"Create": gsi("by-color", "color")}])
+    wait_index(ddb, table_name, "by-color")
     with pytest.raises(ClientError) as excinfo:
         ddb.update_table(TableName=table_name, AttributeDefinitions=[attr("color")],
                          GlobalSecondaryIndexUpdates=[{"Create": gsi("by-color", "color")}])
@@ -248,7 +289,11 @@ def test_online_create_backfills_and_delete_drops(ddb: Any, table_name: str) -> 
     out = ddb.update_table(TableName=table_name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-color"}}])
     assert out["TableDescription"]["GlobalSecondaryIndexes"][0]["IndexStatus"] == "DELETING"
     wait_index(ddb, table_name, "by-color", gone=True)
-    assert ddb.describe_table(TableName=table_name)["Table"]["ItemCount"] == 1530
+    assert ddb.describe_table(TableName=table_name)["Table"]["ItemCount"] == 30
+    with pytest.raises(ClientError) as excinfo:
+        ddb.query(TableName=table_name, IndexName="by-color", KeyConditionExpression="color = :c",
+                  ExpressionAttributeValues={":c": {"S": "red"}})
+    assert error_of(excinfo) == ("ValidationException", "The table does not have the specified index: by-color")
 
 
 def test_update_table_errors(ddb: Any, indexed: str) -> None:
