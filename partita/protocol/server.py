@@ -66,6 +66,7 @@ _STATUS_LINES = {
     status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode("latin-1"))
     for status in HTTPStatus
 }
+_TICK = 1.0  # seconds between sweeps of idle connections (and Date refreshes)
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _CLOSE = b"connection: close\r\n"
 _KEEP_ALIVE = b"connection: keep-alive\r\n"
@@ -116,7 +117,7 @@ class HttpServer:
         self._server = await loop.create_server(
             lambda: HttpConnection(self), sock=sock, backlog=2048
         )
-        self._tick_handle = loop.call_later(1.0, self._tick)
+        self._tick_handle = loop.call_later(_TICK, self._tick)
 
     async def wait_closed(self) -> None:
         """Return once shutdown() has run and every connection is gone."""
@@ -128,13 +129,15 @@ class HttpServer:
         assert self._loop is not None
         self.clock = now = self._loop.time()
         self.date_line = _date_line()
-        limit, linger = self.keep_alive_timeout, LINGER_SECONDS
+        # Stamps lag activity by up to one tick: add it, so that no
+        # connection is closed before it has really been idle that long.
+        limit, linger = self.keep_alive_timeout + _TICK, LINGER_SECONDS + _TICK
         expired = [
             c for c in self.connections if now - c.last_active > (linger if c.lingering else limit)
         ]
         for connection in expired:
             connection.expire()
-        self._tick_handle = self._loop.call_later(1.0, self._tick)
+        self._tick_handle = self._loop.call_later(_TICK, self._tick)
 
     def shutdown(self) -> None:
         """Stop accepting, finish requests under way, close everything (idempotent)."""
