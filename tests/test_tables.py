@@ -251,3 +251,26 @@ def test_bad_attribute_type(ddb: Any, table_name: str) -> None:
         "1 validation error detected: Value 'BOOL' at 'attributeDefinitions.1.member.attributeType' "
         "failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]"
     )
+
+
+def test_catalog_changes_reach_every_worker(start_server: Any, tmp_path: Any) -> None:
+    """Tables created or deleted through one worker are seen at once by the others."""
+    from conftest import client_for
+
+    server = start_server("--workers", "2", "--data-dir", str(tmp_path / "data"))
+
+    def fresh() -> Any:  # a new client opens new connections, which the kernel spreads over workers
+        return client_for(server.url)
+
+    create_table(fresh(), "shared")
+    for i in range(12):
+        fresh().put_item(TableName="shared", Item={"pk": {"S": f"k{i}"}})
+    fresh().delete_table(TableName="shared")
+    for _ in range(12):
+        with pytest.raises(ClientError) as excinfo:
+            fresh().put_item(TableName="shared", Item={"pk": {"S": "x"}})
+        assert error_of(excinfo)[0] == "ResourceNotFoundException"
+    create_table(fresh(), "shared", hash_key=("id", "N"))
+    for i in range(12):
+        fresh().put_item(TableName="shared", Item={"id": {"N": str(i)}})
+    assert fresh().describe_table(TableName="shared")["Table"]["ItemCount"] == 12

@@ -2,9 +2,10 @@
 
 Keeping the catalog in the store (not in process memory) lets several
 worker processes, or several servers over one database, agree on which
-tables exist. Each lookup reads the catalog row and reuses the parsed
-`Table` while the stored bytes are unchanged, so a table created or deleted
-by another process is seen on its next request.
+tables exist. Parsed tables are cached per process and dropped whenever the
+store's generation counter moves, which every catalog write bumps after it
+commits, so a table created or deleted by another process is seen on its
+next request.
 """
 
 from __future__ import annotations
@@ -29,18 +30,32 @@ def _row(name: str) -> bytes:
 class Catalog:
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._cache: dict[str, tuple[bytes, Table]] = {}
+        self._cache: dict[str, Table | None] = {}
+        self._generation = store.generation()
 
     def get(self, name: str, view: ReadView | None = None) -> Table | None:
-        raw = (view or self._store).get(_row(name))
-        if raw is None:
-            self._cache.pop(name, None)
-            return None
-        cached = self._cache.get(name)
-        if cached is not None and cached[0] == raw:
-            return cached[1]
-        table = self._decode(raw)
-        self._cache[name] = (raw, table)
+        """The table named `name`, or None.
+
+        Outside a transaction the parsed table is cached until the store's
+        generation moves (every catalog write bumps it, in any process), so
+        the hot path costs no store read. Inside a transaction it is always
+        read from the transaction, which is what a writer must decide on.
+        """
+        if view is not None:
+            raw = view.get(_row(name))
+            return None if raw is None else self._decode(raw)
+        generation = self._store.generation()
+        if generation != self._generation:
+            self._cache.clear()
+            self._generation = generation
+        try:
+            return self._cache[name]
+        except KeyError:
+            pass
+        raw = self._store.get(_row(name))
+        table = None if raw is None else self._decode(raw)
+        if self._store.generation() == generation:
+            self._cache[name] = table
         return table
 
     def names(self, start_after: str | None) -> Iterator[str]:
@@ -52,10 +67,11 @@ class Catalog:
     def put(self, txn: WriteTxn, table: Table) -> None:
         raw = orjson.dumps({"id": table.table_id, "description": table.description})
         txn.put(_row(table.name), raw)
+        txn.bump_generation()
 
     def delete(self, txn: WriteTxn, name: str) -> None:
         txn.delete(_row(name))
-        self._cache.pop(name, None)
+        txn.bump_generation()
 
     def next_table_id(self, txn: WriteTxn) -> int:
         """A table id never used before, so a re-created table never sees old rows."""

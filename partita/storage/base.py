@@ -48,6 +48,10 @@ class WriteTxn(ReadView):
     @abstractmethod
     def delete_range(self, start: bytes, end: bytes) -> None: ...
 
+    @abstractmethod
+    def bump_generation(self) -> None:
+        """Make `Store.generation()` change for every process once this transaction commits."""
+
 
 class Store(ReadView):
     """A backend. Reads outside a transaction see the latest committed state."""
@@ -59,6 +63,14 @@ class Store(ReadView):
     @abstractmethod
     def write(self) -> AbstractContextManager[WriteTxn]:
         """A read-write transaction, serializable against every other writer."""
+
+    @abstractmethod
+    def generation(self) -> int:
+        """A number that changes after every commit that called `bump_generation`.
+
+        Cheap enough to read on every request: callers cache what rarely
+        changes (the table catalog) and re-read only when it moves.
+        """
 
     @abstractmethod
     def close(self) -> None: ...

@@ -11,6 +11,9 @@ serializable, across threads and across worker processes sharing the file.
 
 from __future__ import annotations
 
+import fcntl
+import mmap
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -55,7 +58,14 @@ class _Reader(ReadView):
 
 
 class _Writer(_Reader, WriteTxn):
-    __slots__ = ()
+    __slots__ = ("bumped",)
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        super().__init__(db)
+        self.bumped = False
+
+    def bump_generation(self) -> None:
+        self.bumped = True
 
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
         self._db.execute("INSERT OR REPLACE INTO kv (k, v, w) VALUES (?, ?, ?)", (key, value, weight))
@@ -65,6 +75,47 @@ class _Writer(_Reader, WriteTxn):
 
     def delete_range(self, start: bytes, end: bytes) -> None:
         self._db.execute("DELETE FROM kv WHERE k >= ? AND k < ?", (start, end))
+
+
+class _Generation:
+    """A counter shared by every process that opens one store.
+
+    Kept in a small memory-mapped file beside the database so reading it
+    costs no SQL statement; incremented under a file lock so no increment is
+    lost. In memory (one process) it is a plain integer.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self._value = 0
+        self._file = None
+        self._map: mmap.mmap | None = None
+        if path is not None:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            if os.fstat(fd).st_size < 8:
+                os.ftruncate(fd, 8)
+            self._file = fd
+            self._map = mmap.mmap(fd, 8)
+
+    def read(self) -> int:
+        if self._map is None:
+            return self._value
+        return int.from_bytes(self._map[:8], "little")
+
+    def bump(self) -> None:
+        if self._map is None or self._file is None:
+            self._value += 1
+            return
+        fcntl.lockf(self._file, fcntl.LOCK_EX)
+        try:
+            self._map[:8] = (self.read() + 1).to_bytes(8, "little")
+        finally:
+            fcntl.lockf(self._file, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        if self._map is not None and self._file is not None:
+            self._map.close()
+            os.close(self._file)
+            self._map = None
 
 
 class SQLiteStore(_Reader, Store):
@@ -82,6 +133,10 @@ class SQLiteStore(_Reader, Store):
         # The server is single-threaded, but background duties and tests may
         # use the store from other threads; one connection needs one user.
         self._lock = threading.RLock()
+        self._generation = _Generation(None if path is None else path.with_suffix(".generation"))
+
+    def generation(self) -> int:
+        return self._generation.read()
 
     def get(self, key: bytes) -> bytes | None:
         with self._lock:
@@ -115,16 +170,20 @@ class SQLiteStore(_Reader, Store):
     def write(self) -> Iterator[WriteTxn]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
+            writer = _Writer(self._db)
             try:
-                yield _Writer(self._db)
+                yield writer
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            if writer.bumped:
+                self._generation.bump()
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._generation.close()
 
 
 def open_store(data_dir: Path | None) -> SQLiteStore:
