@@ -53,7 +53,11 @@ def _braces(params: Sequence[str]) -> str:
     return "{" + ", ".join(params) + "}"
 
 
-def _check_usage(request: dict[str, Any], expression_params: Sequence[str], legacy_params: Sequence[str]) -> bool:
+def check_usage(request: dict[str, Any], expression_params: Sequence[str], legacy_params: Sequence[str]) -> bool:
+    """The mixing rules on their own (Query checks its starting key between them and the parsing).
+
+    True when the request uses expressions.
+    """
     used = [p for p in expression_params if p in request]
     legacy = [p for p in legacy_params if p in request]
     if used and legacy:
@@ -105,7 +109,7 @@ def read_expressions(
     legacy_params: Sequence[str] = (),
 ) -> Expressions:
     """Validate and parse the request's expressions (cached by text)."""
-    if not _check_usage(request, expression_params, legacy_params):
+    if not check_usage(request, expression_params, legacy_params):
         return Expressions()
     names = _placeholder_map(request, "ExpressionAttributeNames", _NAME_KEY)
     values = _normalized_values(_placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY))

@@ -23,7 +23,7 @@ from ..engine.expressions.legacy import (
 from ..engine.reads import KeySpace, Page, PageSpec, row_hash, segment_bounds
 from ..engine.values import normalize_value
 from ..errors import ValidationException
-from .expression_params import Expressions, _check_usage, read_expressions
+from .expression_params import Expressions, check_usage, read_expressions
 from .validation import reads as rules
 
 Item = dict[str, dict[str, Any]]
@@ -173,7 +173,7 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     # KeyConditions may accompany the other expressions when there is no
     # KeyConditionExpression: the service only refuses mixing within a pair.
     legacy = _QUERY_LEGACY if request.get("KeyConditionExpression") is not None else _QUERY_LEGACY[:-1]
-    _check_usage(request, _QUERY_EXPRESSIONS, legacy)
+    check_usage(request, _QUERY_EXPRESSIONS, legacy)
     query_filter = _legacy_filter(request, "QueryFilter")
     rules.check_attributes_to_get(request)
     start_key = rules.normalize_start_key(request)
@@ -212,7 +212,7 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def scan(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    _check_usage(request, _SCAN_EXPRESSIONS, _SCAN_LEGACY)
+    check_usage(request, _SCAN_EXPRESSIONS, _SCAN_LEGACY)
     rules.check_attributes_to_get(request)
     scan_filter = _legacy_filter(request, "ScanFilter")
     start_key = rules.normalize_start_key(request)
