@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import items, reads, tables
+from . import batch, items, reads, tables, transactions
 from .validation.shapes import validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
@@ -24,6 +24,10 @@ OPERATIONS: dict[str, Handler] = {
     "UpdateItem": items.update_item,
     "Query": reads.query,
     "Scan": reads.scan,
+    "BatchGetItem": batch.batch_get_item,
+    "BatchWriteItem": batch.batch_write_item,
+    "TransactWriteItems": transactions.transact_write_items,
+    "TransactGetItems": transactions.transact_get_items,
 }
 
 

@@ -19,13 +19,13 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_expected,
 )
-from ..engine.items import Condition, UpdateResult
+from ..engine.items import Condition, UpdateResult, check_item_size
+from ..engine.schema import Table
 from ..engine.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
-from ..engine.values import item_size, normalize_item
+from ..engine.values import normalize_item
 from ..errors import ValidationException
 from .expression_params import Expressions, read_expressions
 
-MAX_ITEM_BYTES = 400 * 1024
 # Non-expression parameters in the order DynamoDB lists them in its mixing message.
 _CONDITION_LEGACY = ("Expected", "ConditionalOperator")
 _UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
@@ -67,12 +67,15 @@ def _add_metrics(out: dict[str, Any], engine: Engine, request: dict[str, Any], k
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
     if request.get("ReturnItemCollectionMetrics") == "SIZE" and result.collection_bytes is not None:
-        hash_name = engine.tables.get(request["TableName"]).hash_key.name
-        lower = float(result.collection_bytes // 1024**3)
-        out["ItemCollectionMetrics"] = {
-            "ItemCollectionKey": {hash_name: key[hash_name]},
-            "SizeEstimateRangeGB": [lower, lower + 1.0],
-        }
+        table = engine.tables.get(request["TableName"])
+        out["ItemCollectionMetrics"] = item_collection_metrics(table, key, result.collection_bytes)
+
+
+def item_collection_metrics(table: Table, key: Item, collection_bytes: int) -> dict[str, Any]:
+    """One ItemCollectionMetrics entry: the collection's partition key and its size range in GB."""
+    hash_name = table.hash_key.name
+    lower = float(collection_bytes // 1024**3)
+    return {"ItemCollectionKey": {hash_name: key[hash_name]}, "SizeEstimateRangeGB": [lower, lower + 1.0]}
 
 
 def _write_answer(
@@ -90,8 +93,7 @@ def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
     condition = _condition(request, expressions)
     return_old = _return_values(request)
-    if item_size(item) > MAX_ITEM_BYTES:
-        raise ValidationException("Item size has exceeded the maximum allowed size")
+    check_item_size(item)
     result = engine.items.put(
         request["TableName"],
         item,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..storage.base import Store
+from .batch import BatchOps
 from .catalog import Catalog
 from .gsi_lag import GsiLag
 from .index_jobs import IndexJobs
@@ -10,6 +11,7 @@ from .items import ItemOps
 from .reads import ReadOps
 from .table_updates import TableUpdates
 from .tables import TableOps
+from .transactions import TransactionOps
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
@@ -27,7 +29,10 @@ class Engine:
         self.gsi_lag = GsiLag(gsi_lag_ms) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region)
-        self.items = ItemOps(store, self.tables, WriteRules(item_collection_limit, self.gsi_lag))
+        rules = WriteRules(item_collection_limit, self.gsi_lag)
+        self.items = ItemOps(store, self.tables, rules)
+        self.batch = BatchOps(store, rules)
+        self.transactions = TransactionOps(store, rules)
         self.reads = ReadOps(store)
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)

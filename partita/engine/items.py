@@ -1,22 +1,37 @@
-"""Single-item reads and writes: PutItem, GetItem, DeleteItem, UpdateItem.
+"""Single-item reads and writes, as steps every write path shares.
 
-Each write is one store transaction: read the old item, check the
-condition against it, write. The store's write transaction is
-serializable, so a condition can never pass against a stale item.
+PutItem, DeleteItem, UpdateItem, the requests of a BatchWriteItem and the
+actions of a TransactWriteItems all do the same three things, so each is one
+function here and nothing else repeats them:
+
+1. ``prepare_*``: what DynamoDB rejects without reading the item (the key,
+   index key types, key attributes an update may not touch) becomes an
+   :class:`ItemAction` that knows its table, row and key;
+2. :func:`resolve`: read the current item, check the condition against it and
+   compute the new item (an update is applied here);
+3. :func:`store`: write the new item and its index entries (``store_item``).
+
+A single-item operation runs 2 and 3 in one store write transaction; a batch
+runs every request's steps in one; a transaction first resolves every action
+(collecting each one's failure) and only then stores them all. The store's
+write transaction is serializable, so a condition never passes against a
+stale item.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import orjson
 
 from ..errors import ConditionalCheckFailedException, ValidationException
-from ..storage.base import Store
+from ..storage.base import ReadView, Store, WriteTxn
 from .capacity import Consumed, read_units, write_units
 from .expressions import evaluate
-from .item_keys import check_item_key, check_key
+from .item_keys import check_item_key, check_key, key_of
+from .schema import Table
 from .tables import TableOps
 from .updates import (
     ITEM_TOO_LARGE,
@@ -28,10 +43,12 @@ from .updates import (
     check_key_updates,
 )
 from .values import item_size
-from .writes import WriteRules, check_index_keys, store_item
+from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]
 CONDITION_FAILED = "The conditional request failed"
+PUT_ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
+KEY_SCHEMA_MISMATCH = "The provided key element does not match the schema"
 
 
 @dataclass(slots=True)
@@ -44,6 +61,31 @@ class Condition:
 
     def holds(self, item: Item | None) -> bool:
         return evaluate(self.expression, item, self.names, self.values)
+
+
+class ActionKind(Enum):
+    PUT = "Put"
+    UPDATE = "Update"
+    DELETE = "Delete"
+    CHECK = "ConditionCheck"
+
+
+@dataclass(slots=True)
+class ItemAction:
+    """One prepared write (or condition check) of one item, not yet executed.
+
+    ``item`` is the new item of a put, ``update`` the bound update of an
+    update; a delete and a condition check need neither.
+    """
+
+    kind: ActionKind
+    table: Table
+    row: bytes
+    key: Item
+    condition: Condition | None = None
+    return_old_on_fail: bool = False
+    item: Item | None = None
+    update: BoundUpdate | None = None
 
 
 @dataclass(slots=True)
@@ -64,12 +106,142 @@ class UpdateResult:
     collection_bytes: int | None = None
 
 
-def _check_condition(condition: Condition | None, old: Item | None, return_old_on_fail: bool) -> None:
+# -- step 1: what can be rejected without the item ------------------------------------
+
+
+def check_item_size(item: Item) -> None:
+    """A put's item must fit in 400 KB (checked before the table is looked up)."""
+    if item_size(item) > MAX_ITEM_BYTES:
+        raise ValidationException(PUT_ITEM_TOO_LARGE)
+
+
+def check_listed_key(table: Table, item: Item) -> None:
+    """Batches and transactions word a missing or mistyped key attribute as a Key mismatch.
+
+    PutItem says "Missing the key ..." or "Type mismatch for key ...";
+    BatchWriteItem and TransactWriteItems answer both with the schema
+    mismatch, as dynalite recorded against the service. Values (empty,
+    too long) keep PutItem's words: call :func:`check_item_key` after this.
+    """
+    for attr in (table.hash_key, table.range_key):
+        if attr is None:
+            continue
+        value = item.get(attr.name)
+        if value is None or attr.type not in value:
+            raise ValidationException(KEY_SCHEMA_MISMATCH)
+
+
+def check_action_key(table: Table, key: Item) -> None:
+    """The Key of a transaction action: exactly the key attributes, values worded as a put's.
+
+    The service answers an empty key value in a transaction with "One or more
+    parameter values are not valid. ..." (moto's AWS-verified test), the
+    PutItem wording, where UpdateItem itself says "... were invalid: ...".
+    """
+    if len(key) != len(table.key_names):
+        raise ValidationException(KEY_SCHEMA_MISMATCH)
+    check_listed_key(table, key)
+    check_item_key(table, key)
+
+
+def prepare_put(
+    table: Table, item: Item, condition: Condition | None = None, return_old_on_fail: bool = False
+) -> ItemAction:
+    check_item_key(table, item)
+    check_index_keys(table, item)
+    key = key_of(table, item)
+    return ItemAction(ActionKind.PUT, table, table.row_key(item), key, condition, return_old_on_fail, item=item)
+
+
+def prepare_delete(
+    table: Table, key: Item, condition: Condition | None = None, return_old_on_fail: bool = False
+) -> ItemAction:
+    check_key(table, key)
+    return ItemAction(ActionKind.DELETE, table, table.row_key(key), key, condition, return_old_on_fail)
+
+
+def prepare_check(table: Table, key: Item, condition: Condition, return_old_on_fail: bool = False) -> ItemAction:
+    check_key(table, key)
+    return ItemAction(ActionKind.CHECK, table, table.row_key(key), key, condition, return_old_on_fail)
+
+
+def prepare_update(
+    table: Table,
+    key: Item,
+    update: BoundUpdate | None,
+    condition: Condition | None = None,
+    return_old_on_fail: bool = False,
+) -> ItemAction:
+    """What DynamoDB rejects before reading: key attributes and index key types in the update."""
+    check_key(table, key)
+    if update is not None:
+        check_key_updates(table, update)
+        check_index_updates(table, update)
+    return ItemAction(
+        ActionKind.UPDATE, table, table.row_key(key), key, condition, return_old_on_fail, update=update
+    )
+
+
+# -- step 2: read, check, compute ---------------------------------------------------------
+
+
+def check_condition(condition: Condition | None, old: Item | None, return_old_on_fail: bool) -> None:
     if condition is None or condition.holds(old):
         return
     if return_old_on_fail and old is not None:
         raise ConditionalCheckFailedException(CONDITION_FAILED, Item=old)
     raise ConditionalCheckFailedException(CONDITION_FAILED)
+
+
+def _updated(action: ItemAction, raw: bytes | None) -> Item:
+    """The item after an update: a private copy of the stored item (or the key) changed.
+
+    A missing item is created from its key (an upsert), even when the update
+    has no actions.
+    """
+    new = dict(action.key) if raw is None else orjson.loads(raw)
+    if action.update is not None:
+        apply_update(action.update, new)
+        check_index_values(action.table, action.update, new)
+    check_index_keys(action.table, new)
+    if item_size(new) > MAX_ITEM_BYTES:
+        raise ValidationException(ITEM_TOO_LARGE)
+    return new
+
+
+def resolve(view: ReadView, action: ItemAction) -> tuple[Item | None, Item | None]:
+    """(old item, new item) of one action, read in `view`; nothing is written.
+
+    Raises ConditionalCheckFailedException when the condition fails and
+    ValidationException when the update cannot apply to this item. A
+    condition check's new item is the old one (it changes nothing).
+    """
+    raw = view.get(action.row)
+    old = None if raw is None else orjson.loads(raw)
+    check_condition(action.condition, old, action.return_old_on_fail)
+    if action.kind is ActionKind.PUT:
+        return old, action.item
+    if action.kind is ActionKind.UPDATE:
+        return old, _updated(action, raw)
+    if action.kind is ActionKind.DELETE:
+        return old, None
+    return old, old
+
+
+# -- step 3: write -------------------------------------------------------------------------
+
+
+def store(txn: WriteTxn, action: ItemAction, old: Item | None, new: Item | None, rules: WriteRules) -> WriteEffects:
+    """Write a resolved action through `store_item` (a condition check writes nothing)."""
+    if action.kind is ActionKind.CHECK:
+        return WriteEffects()
+    return store_item(txn, action.table, action.row, old, new, rules)
+
+
+def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effects: WriteEffects) -> Consumed:
+    """Write units of one action: the larger of the old and new item, plus its index writes."""
+    size = max(0 if old is None else item_size(old), 0 if new is None else item_size(new))
+    return Consumed(action.table.name, write_units(size), effects.local, effects.global_)
 
 
 class ItemOps:
@@ -78,6 +250,17 @@ class ItemOps:
         self._tables = tables
         self._rules = rules
 
+    def _execute(self, action: ItemAction) -> tuple[Item | None, Item | None, WriteEffects]:
+        """Resolve and store one action in its own write transaction."""
+        with self._store.write() as txn:
+            old, new = resolve(txn, action)
+            effects = store(txn, action, old, new, self._rules)
+        return old, new, effects
+
+    def _write(self, action: ItemAction) -> WriteResult:
+        old, new, effects = self._execute(action)
+        return WriteResult(old, write_capacity(action, old, new, effects), effects.collection_bytes)
+
     def put(
         self,
         table_name: str,
@@ -85,19 +268,16 @@ class ItemOps:
         condition: Condition | None = None,
         return_old_on_fail: bool = False,
     ) -> WriteResult:
-        table = self._tables.get(table_name)
-        check_item_key(table, item)
-        check_index_keys(table, item)
-        row = table.row_key(item)
-        size = item_size(item)
-        with self._store.write() as txn:
-            raw = txn.get(row)
-            old = None if raw is None else orjson.loads(raw)
-            _check_condition(condition, old, return_old_on_fail)
-            effects = store_item(txn, table, row, old, item, self._rules)
-        old_size = 0 if old is None else item_size(old)
-        consumed = Consumed(table.name, write_units(max(size, old_size)), effects.local, effects.global_)
-        return WriteResult(old, consumed, effects.collection_bytes)
+        return self._write(prepare_put(self._tables.get(table_name), item, condition, return_old_on_fail))
+
+    def delete(
+        self,
+        table_name: str,
+        key: Item,
+        condition: Condition | None = None,
+        return_old_on_fail: bool = False,
+    ) -> WriteResult:
+        return self._write(prepare_delete(self._tables.get(table_name), key, condition, return_old_on_fail))
 
     def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
         table = self._tables.get(table_name)
@@ -107,25 +287,6 @@ class ItemOps:
         size = 0 if item is None else item_size(item)
         return item, Consumed(table.name, read_units(size, consistent))
 
-    def delete(
-        self,
-        table_name: str,
-        key: Item,
-        condition: Condition | None = None,
-        return_old_on_fail: bool = False,
-    ) -> WriteResult:
-        table = self._tables.get(table_name)
-        check_key(table, key)
-        row = table.row_key(key)
-        with self._store.write() as txn:
-            raw = txn.get(row)
-            old = None if raw is None else orjson.loads(raw)
-            _check_condition(condition, old, return_old_on_fail)
-            effects = store_item(txn, table, row, old, None, self._rules)
-        size = 0 if old is None else item_size(old)
-        consumed = Consumed(table.name, write_units(size), effects.local, effects.global_)
-        return WriteResult(old, consumed, effects.collection_bytes)
-
     def update(
         self,
         table_name: str,
@@ -134,33 +295,8 @@ class ItemOps:
         condition: Condition | None = None,
         return_old_on_fail: bool = False,
     ) -> UpdateResult:
-        """UpdateItem: read, check the condition, apply the update, store; one transaction.
-
-        A missing item is created from its key (an upsert), even when the
-        update has no actions. What DynamoDB can reject without the item
-        (key attributes, index key types) is rejected before reading it.
-        """
-        table = self._tables.get(table_name)
-        check_key(table, key)
-        if update is not None:
-            check_key_updates(table, update)
-            check_index_updates(table, update)
-        row = table.row_key(key)
-        with self._store.write() as txn:
-            raw = txn.get(row)
-            old = None if raw is None else orjson.loads(raw)
-            _check_condition(condition, old, return_old_on_fail)
-            new = dict(key) if raw is None else orjson.loads(raw)
-            if update is not None:
-                apply_update(update, new)
-                check_index_values(table, update, new)
-            check_index_keys(table, new)
-            size = item_size(new)
-            if size > MAX_ITEM_BYTES:
-                raise ValidationException(ITEM_TOO_LARGE)
-            effects = store_item(txn, table, row, old, new, self._rules)
-        old_size = 0 if old is None else item_size(old)
-        consumed = Consumed(
-            table.name, write_units(max(size, old_size)), effects.local, effects.global_
-        )
-        return UpdateResult(old, new, consumed, effects.collection_bytes)
+        """UpdateItem: read, check the condition, apply the update, store; one transaction."""
+        action = prepare_update(self._tables.get(table_name), key, update, condition, return_old_on_fail)
+        old, new, effects = self._execute(action)
+        assert new is not None
+        return UpdateResult(old, new, write_capacity(action, old, new, effects), effects.collection_bytes)

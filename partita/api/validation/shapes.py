@@ -106,6 +106,9 @@ _START_OF_LIST = "Start of list found where not expected"
 # Context a structure, list or map value sits in; the codec's messages differ.
 _FIELD = "field"  # member of a structure (or the top-level body)
 _ELEMENT = "element"  # element of a list or value of a map
+# A map's value whose length constraints the map states once for all values
+# (see ``_Compiler._map_entries``); otherwise like an element.
+_MAP_VALUE = "map value"
 
 
 # --------------------------------------------------------------------------
@@ -535,7 +538,7 @@ class _Compiler:
 
     def _list(self, shape_name: str, context: str) -> ContainerCheck:
         member_shape = self.shapes[shape_name]["member"]["shape"]
-        length = self._collection_length(shape_name)
+        length = None if context == _MAP_VALUE else self._collection_length(shape_name)
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         if self.is_container(member_shape):
             child: ContainerCheck = self.container(member_shape, _ELEMENT)
@@ -574,12 +577,21 @@ class _Compiler:
     def _map(self, shape_name: str, context: str) -> ContainerCheck:
         shape = self.shapes[shape_name]
         value_shape = shape["value"]["shape"]
-        length = self._collection_length(shape_name)
+        collection_length = self._collection_length(shape_name)
+        entries = self._map_entries(shape_name)
+        length: Callable[[Any, str, list[str]], None] | None = collection_length
+        if entries is not None:
+
+            def length(value: Any, path: str, errors: list[str]) -> None:
+                if collection_length is not None:
+                    collection_length(value, path, errors)
+                entries(value, path, errors)
+
         list_msg = f"Unrecognized collection type {self.java_type(shape_name)}"
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
-        # Map keys are not shape-checked here: where the key has constraints
-        # (TableArn in RequestItems, AttributeName length) the service answers
-        # with operation-specific messages, which the operations produce.
+        # Map keys are not shape-checked per entry: table names in RequestItems
+        # get one clause for the whole map (``_map_entries``); attribute-name
+        # length gets operation-specific messages, which the operations produce.
         if value_shape == "AttributeValue":
             attr = self.container("AttributeValue", _ELEMENT)
 
@@ -597,7 +609,7 @@ class _Compiler:
             return check_items
 
         if self.is_container(value_shape):
-            child: ContainerCheck = self.container(value_shape, _ELEMENT)
+            child: ContainerCheck = self.container(value_shape, _MAP_VALUE if entries else _ELEMENT)
 
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not dict:
@@ -629,6 +641,72 @@ class _Compiler:
                         _add(errors, shown, f"{path}.{key}.member", tails)
 
         return check_leaves
+
+    def _map_entries(self, shape_name: str) -> Callable[[Any, str, list[str]], None] | None:
+        """Constraints the service states once for a whole map: on its keys and its values' lengths.
+
+        For ``RequestItems`` the service does not descend into the map for
+        these: a bad table name or a list of 26 write requests is one clause
+        about the map, listing every constraint of the key (or value) shape,
+        e.g. ``Value '{a=[...]}' at 'requestItems' failed to satisfy
+        constraint: Map value must satisfy constraint: [Member must have length
+        less than or equal to 25, Member must have length greater than or equal
+        to 1]`` (dynalite's recordings of BatchGetItem and BatchWriteItem), key
+        clause first. Only table-name keys are checked here; attribute-name
+        keys get operation-specific messages from the operations.
+        """
+        shape = self.shapes[shape_name]
+        value_shape_name = shape["value"]["shape"]
+        value_shape = self.shapes[value_shape_name]
+        value_tails = _all_constraints(value_shape) if value_shape["type"] in ("list", "map") else []
+        checks_keys = shape["key"]["shape"] == "TableArn"
+        if not value_tails and not checks_keys:
+            return None
+        as_name = self._string_leaf("TableName", self.shapes["TableName"])
+        as_arn = self._string_leaf("TableArn", self.shapes["TableArn"])
+        name_clause = _map_clause("keys", _all_constraints(self.shapes["TableName"]))
+        arn_clause = _map_clause("keys", _all_constraints(self.shapes["TableArn"]))
+        value_clause = _map_clause("value", value_tails)
+        namer = self.shape_namer(value_shape_name)
+        lo, hi = value_shape.get("min"), value_shape.get("max")
+
+        def check(value: Any, path: str, errors: list[str]) -> None:
+            tails = []
+            if checks_keys:
+                for key in value:
+                    is_arn = key.startswith("arn:")
+                    if (as_arn if is_arn else as_name)(key):
+                        tails.append(arn_clause if is_arn else name_clause)
+                        break
+            if value_tails:
+                for element in value.values():
+                    if isinstance(element, list | dict) and (
+                        (lo is not None and len(element) < lo) or (hi is not None and len(element) > hi)
+                    ):
+                        tails.append(value_clause)
+                        break
+            if tails:
+                shown = "'{" + ", ".join(f"{k}={_java_str(v, namer)}" for k, v in value.items()) + "}'"
+                for tail in tails:
+                    errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tail}")
+
+        return check
+
+
+def _all_constraints(shape: dict[str, Any]) -> list[str]:
+    """Every length and pattern constraint of a shape, in the order the service lists them in map clauses."""
+    out = []
+    if "max" in shape:
+        out.append(f"Member must have length less than or equal to {shape['max']}")
+    if "min" in shape:
+        out.append(f"Member must have length greater than or equal to {shape['min']}")
+    if "pattern" in shape:
+        out.append(f"Member must satisfy regular expression pattern: {shape['pattern']}")
+    return out
+
+
+def _map_clause(part: str, tails: list[str]) -> str:
+    return f"Map {part} must satisfy constraint: [" + ", ".join(tails) + "]"
 
 
 def _add(errors: list[str], shown: str, path: str, tails: list[str]) -> None:

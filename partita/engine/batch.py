@@ -1,0 +1,120 @@
+"""BatchWriteItem and BatchGetItem: many single-item steps under one store transaction.
+
+A batch is not a transaction on DynamoDB (each write is atomic on its own,
+and a failed request leaves the others written). Partita runs every request
+of a BatchWriteItem in one store write transaction anyway: each item write
+is still atomic, a request that fails validation or hits the item collection
+limit leaves nothing written, and one commit instead of 25 is what makes a
+batch fast (see docs/decisions.md). The api layer has validated everything
+that can be validated before the store is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..storage.base import Store
+from .capacity import Consumed, read_units
+from .items import ItemAction, resolve, store, write_capacity
+from .schema import Table
+from .values import item_size
+from .writes import WriteRules
+
+Item = dict[str, dict[str, Any]]
+
+#: A BatchGetItem answer holds at most this many bytes of items; the rest is unprocessed.
+MAX_BATCH_GET_BYTES = 16 * 1024 * 1024
+
+
+def sum_by_table(parts: Iterable[Consumed]) -> list[Consumed]:
+    """Per-table totals of several items' capacity, tables in the order they first appear.
+
+    Batch and transaction answers report ConsumedCapacity as one entry per
+    table, table and index units summed separately.
+    """
+    totals: dict[str, Consumed] = {}
+    for part in parts:
+        total = totals.get(part.table_name)
+        if total is None:
+            total = totals[part.table_name] = Consumed(part.table_name)
+        total.table += part.table
+        for target, source in (
+            (total.local_indexes, part.local_indexes),
+            (total.global_indexes, part.global_indexes),
+        ):
+            for name, units in source.items():
+                target[name] = target.get(name, 0.0) + units
+    return list(totals.values())
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    """What one written item cost, and its item collection's size (tables with a local index)."""
+
+    action: ItemAction
+    consumed: Consumed
+    collection_bytes: int | None
+
+
+@dataclass(slots=True)
+class KeyRead:
+    """One key of a BatchGetItem: where, and whether the read is strongly consistent."""
+
+    table: Table
+    key: Item
+    consistent: bool
+
+
+@dataclass(slots=True)
+class BatchGetResult:
+    """The items of the first ``len(items)`` reads (None: no such item); the rest were not processed."""
+
+    items: list[Item | None] = field(default_factory=list)
+    consumed: list[Consumed] = field(default_factory=list)
+    #: DynamoDB size of the items read, before any projection.
+    size: int = 0
+
+
+def read_keys(store: Store, reads: list[KeyRead], limit: int | None = None) -> BatchGetResult:
+    """Read keys in order, in one snapshot, until the next item would pass `limit` bytes.
+
+    One snapshot makes the answer one state of the store, which
+    TransactGetItems promises and costs BatchGetItem nothing. Only the reads
+    processed are charged.
+    """
+    result = BatchGetResult()
+    with store.snapshot() as view:
+        for read in reads:
+            raw = view.get(read.table.row_key(read.key))
+            item = None if raw is None else orjson.loads(raw)
+            size = 0 if item is None else item_size(item)
+            if limit is not None and result.size + size > limit:
+                break
+            result.size += size
+            result.items.append(item)
+            result.consumed.append(Consumed(read.table.name, read_units(size, read.consistent)))
+    return result
+
+
+class BatchOps:
+    def __init__(self, store: Store, rules: WriteRules) -> None:
+        self._store = store
+        self._rules = rules
+
+    def write(self, actions: list[ItemAction]) -> list[WriteOutcome]:
+        """Write every prepared put or delete, all in one store transaction."""
+        outcomes = []
+        with self._store.write() as txn:
+            for action in actions:
+                old, new = resolve(txn, action)
+                effects = store(txn, action, old, new, self._rules)
+                outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects), effects.collection_bytes))
+        return outcomes
+
+    def get(self, reads: list[KeyRead], limit: int = MAX_BATCH_GET_BYTES) -> BatchGetResult:
+        """BatchGetItem: at most `limit` bytes of items (their size before any projection)."""
+        return read_keys(self._store, reads, limit)
