@@ -106,7 +106,8 @@ def dynamo_numbers(draw: st.DrawFn) -> Decimal:
     # choose the exponent so the adjusted exponent stays in [-130, 125]
     exponent = draw(st.integers(min_value=-130 - (length - 1), max_value=125 - (length - 1)))
     value = Decimal(f"{digits}E{exponent}")  # exact; scaleb would round to 28 digits
-    return -value if draw(st.booleans()) else value
+    # copy_negate is exact; unary minus rounds to the context's 28 digits (9.99...E125 -> -1E126)
+    return value.copy_negate() if draw(st.booleans()) else value
 
 
 def as_text(value: Decimal) -> str:
