@@ -86,6 +86,11 @@ class ItemAction:
     return_old_on_fail: bool = False
     item: Item | None = None
     update: BoundUpdate | None = None
+    #: DynamoDB sizes of the stored item before and after the action, measured
+    #: once (the old one is the stored row's weight) and reused for the row's
+    #: weight and for the capacity charged.
+    old_size: int = 0
+    new_size: int = 0
 
 
 @dataclass(slots=True)
@@ -150,7 +155,10 @@ def prepare_put(
     check_item_key(table, item)
     check_index_keys(table, item)
     key = key_of(table, item)
-    return ItemAction(ActionKind.PUT, table, table.row_key(item), key, condition, return_old_on_fail, item=item)
+    return ItemAction(
+        ActionKind.PUT, table, table.row_key(item), key, condition, return_old_on_fail, item=item,
+        new_size=item_size(item),
+    )
 
 
 def prepare_delete(
@@ -204,7 +212,8 @@ def _updated(action: ItemAction, raw: bytes | None) -> Item:
         apply_update(action.update, new)
         check_index_values(action.table, action.update, new)
     check_index_keys(action.table, new)
-    if item_size(new) > MAX_ITEM_BYTES:
+    action.new_size = item_size(new)
+    if action.new_size > MAX_ITEM_BYTES:
         raise ValidationException(ITEM_TOO_LARGE)
     return new
 
@@ -216,8 +225,10 @@ def resolve(view: ReadView, action: ItemAction) -> tuple[Item | None, Item | Non
     ValidationException when the update cannot apply to this item. A
     condition check's new item is the old one (it changes nothing).
     """
-    raw = view.get(action.row)
+    stored = view.get_weighted(action.row)
+    raw = None if stored is None else stored[0]
     old = None if raw is None else orjson.loads(raw)
+    action.old_size = 0 if stored is None else stored[1]
     check_condition(action.condition, old, action.return_old_on_fail)
     if action.kind is ActionKind.PUT:
         return old, action.item
@@ -235,12 +246,13 @@ def store(txn: WriteTxn, action: ItemAction, old: Item | None, new: Item | None,
     """Write a resolved action through `store_item` (a condition check writes nothing)."""
     if action.kind is ActionKind.CHECK:
         return WriteEffects()
-    return store_item(txn, action.table, action.row, old, new, rules)
+    return store_item(txn, action.table, action.row, old, new, rules, action.new_size)
 
 
 def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effects: WriteEffects) -> Consumed:
     """Write units of one action: the larger of the old and new item, plus its index writes."""
-    size = max(0 if old is None else item_size(old), 0 if new is None else item_size(new))
+    new_size = 0 if new is None else action.new_size if action.kind is not ActionKind.CHECK else action.old_size
+    size = max(0 if old is None else action.old_size, new_size)
     return Consumed(action.table.name, write_units(size), effects.local, effects.global_)
 
 
@@ -282,10 +294,10 @@ class ItemOps:
     def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
         table = self._tables.get(table_name)
         check_key(table, key)
-        raw = self._store.get(table.row_key(key))
-        item = None if raw is None else orjson.loads(raw)
-        size = 0 if item is None else item_size(item)
-        return item, Consumed(table.name, read_units(size, consistent))
+        stored = self._store.get_weighted(table.row_key(key))
+        if stored is None:
+            return None, Consumed(table.name, read_units(0, consistent))
+        return orjson.loads(stored[0]), Consumed(table.name, read_units(stored[1], consistent))
 
     def update(
         self,

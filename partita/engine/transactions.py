@@ -39,7 +39,6 @@ from ..storage.base import ReadView, Store, WriteTxn
 from .batch import BatchGetResult, KeyRead, read_keys
 from .capacity import Consumed, read_units
 from .items import ItemAction, resolve, store, write_capacity
-from .values import item_size
 from .writes import WriteRules
 
 Item = dict[str, dict[str, Any]]
@@ -244,8 +243,8 @@ def _read_capacity(view: ReadView, actions: list[ItemAction]) -> list[Consumed]:
     """What a repeated token costs: reading each item (strongly consistent), as DynamoDB documents."""
     out = []
     for action in actions:
-        raw = view.get(action.row)
-        size = 0 if raw is None else item_size(orjson.loads(raw))
+        stored = view.get_weighted(action.row)
+        size = 0 if stored is None else stored[1]
         out.append(Consumed(action.table.name, read_units(size, True)))
     return out
 

@@ -134,6 +134,7 @@ def store_item(
     old: Item | None,
     new: Item | None,
     rules: WriteRules = WriteRules(),
+    new_size: int | None = None,
 ) -> WriteEffects:
     """Replace `old` by `new` (None = absent) at `row`, keeping every index exact.
 
@@ -145,7 +146,7 @@ def store_item(
         if old is not None:
             txn.delete(row)
     else:
-        txn.put(row, orjson.dumps(new), item_size(new))
+        txn.put(row, orjson.dumps(new), item_size(new) if new_size is None else new_size)
     effects = WriteEffects()
     for index in table.indexes:
         units = _write_index(txn, table, index, old, new, rules.gsi_lag if index.is_global else None)

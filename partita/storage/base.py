@@ -21,6 +21,10 @@ class ReadView(ABC):
     def get(self, key: bytes) -> bytes | None: ...
 
     @abstractmethod
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        """The value and the weight stored with it (callers keep sizes there to avoid recomputing them)."""
+
+    @abstractmethod
     def range(
         self,
         start: bytes,

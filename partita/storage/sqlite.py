@@ -35,6 +35,9 @@ class _Reader(ReadView):
         row = self._db.execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        return self._db.execute("SELECT v, w FROM kv WHERE k = ?", (key,)).fetchone()
+
     def range(
         self,
         start: bytes,
@@ -141,6 +144,10 @@ class SQLiteStore(_Reader, Store):
     def get(self, key: bytes) -> bytes | None:
         with self._lock:
             return super().get(key)
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        with self._lock:
+            return super().get_weighted(key)
 
     def range(
         self,
