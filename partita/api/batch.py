@@ -87,8 +87,10 @@ def _write_maps(request_items: dict[str, list[dict[str, Any]]]) -> Iterator[Any]
                 yield delete.get("Key")
 
 
-def _normalized_requests(request_items: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[tuple[bool, Item]]]]:
-    """(table, [(is_put, item or key)]) with every value validated, before any table is looked up."""
+def _normalized_requests(
+    request_items: dict[str, list[dict[str, Any]]],
+) -> list[tuple[str, list[tuple[bool, Item, int | None]]]]:
+    """(table, [(is_put, item or key, item size)]) with every value validated, before any table is looked up."""
     total = sum(len(requests) for requests in request_items.values())
     if total > MAX_BATCH_WRITE_REQUESTS:
         raise ValidationException("Too many items requested for the BatchWriteItem call")
@@ -102,10 +104,9 @@ def _normalized_requests(request_items: dict[str, list[dict[str, Any]]]) -> list
             put = request.get("PutRequest")
             if put is not None:
                 item = normalize_item(put["Item"])
-                check_item_size(item)
-                normalized.append((True, item))
+                normalized.append((True, item, check_item_size(item)))
             else:
-                normalized.append((False, normalize_item(request["DeleteRequest"]["Key"])))
+                normalized.append((False, normalize_item(request["DeleteRequest"]["Key"]), None))
         out.append((table_name, normalized))
     return out
 
@@ -115,10 +116,10 @@ def _write_actions(engine: Engine, request_items: dict[str, list[dict[str, Any]]
     for table_name, requests in _normalized_requests(request_items):
         table = engine.tables.get(table_name)
         rows = set()
-        for is_put, item in requests:
+        for is_put, item, size in requests:
             if is_put:
                 check_listed_key(table, item)
-                action = prepare_put(table, item)
+                action = prepare_put(table, item, size=size)
             else:
                 action = prepare_delete(table, item)
             if action.row in rows:

@@ -93,12 +93,13 @@ def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
     condition = _condition(request, expressions)
     return_old = _return_values(request)
-    check_item_size(item)
+    size = check_item_size(item)
     result = engine.items.put(
         request["TableName"],
         item,
         condition,
         request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD",
+        size,
     )
     return _write_answer(engine, request, item, result, return_old)
 

@@ -67,10 +67,10 @@ def _on_fail(body: dict[str, Any]) -> bool:
 def _put(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:
     item = normalize_item(body["Item"])
     expressions = read_expressions(body, ("ConditionExpression",))
-    check_item_size(item)
+    size = check_item_size(item)
     table = engine.tables.get(body["TableName"])
     check_listed_key(table, item)
-    return prepare_put(table, item, _condition(expressions), _on_fail(body)), expressions
+    return prepare_put(table, item, _condition(expressions), _on_fail(body), size), expressions
 
 
 def _delete(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:

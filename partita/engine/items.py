@@ -114,10 +114,12 @@ class UpdateResult:
 # -- step 1: what can be rejected without the item ------------------------------------
 
 
-def check_item_size(item: Item) -> None:
-    """A put's item must fit in 400 KB (checked before the table is looked up)."""
-    if item_size(item) > MAX_ITEM_BYTES:
+def check_item_size(item: Item) -> int:
+    """A put's item must fit in 400 KB (checked before the table is looked up); its size."""
+    size = item_size(item)
+    if size > MAX_ITEM_BYTES:
         raise ValidationException(PUT_ITEM_TOO_LARGE)
+    return size
 
 
 def check_listed_key(table: Table, item: Item) -> None:
@@ -150,14 +152,19 @@ def check_action_key(table: Table, key: Item) -> None:
 
 
 def prepare_put(
-    table: Table, item: Item, condition: Condition | None = None, return_old_on_fail: bool = False
+    table: Table,
+    item: Item,
+    condition: Condition | None = None,
+    return_old_on_fail: bool = False,
+    size: int | None = None,
 ) -> ItemAction:
+    """`size` is the item's size when the caller already measured it (check_item_size)."""
     check_item_key(table, item)
     check_index_keys(table, item)
     key = key_of(table, item)
     return ItemAction(
         ActionKind.PUT, table, table.row_key(item), key, condition, return_old_on_fail, item=item,
-        new_size=item_size(item),
+        new_size=item_size(item) if size is None else size,
     )
 
 
@@ -279,8 +286,10 @@ class ItemOps:
         item: Item,
         condition: Condition | None = None,
         return_old_on_fail: bool = False,
+        size: int | None = None,
     ) -> WriteResult:
-        return self._write(prepare_put(self._tables.get(table_name), item, condition, return_old_on_fail))
+        table = self._tables.get(table_name)
+        return self._write(prepare_put(table, item, condition, return_old_on_fail, size))
 
     def delete(
         self,
