@@ -69,9 +69,17 @@ def client_for(url: str) -> Any:
     )
 
 
+#: Which store the shared server runs on: `memory` (default) or `sqlite`.
+#: `./dev test` runs the suite once with each, so both backends meet every test.
+STORE = os.environ.get("PARTITA_TEST_STORE", "memory")
+
+
 @pytest.fixture(scope="session")
-def server() -> Iterator[Server]:
-    srv = launch("--in-memory")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if STORE == "sqlite":
+        srv = launch("--data-dir", str(tmp_path_factory.mktemp("store")))
+    else:
+        srv = launch("--in-memory")
     yield srv
     srv.stop()
 

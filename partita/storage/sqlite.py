@@ -193,9 +193,11 @@ class SQLiteStore(_Reader, Store):
             self._generation.close()
 
 
-def open_store(data_dir: Path | None) -> SQLiteStore:
-    """Open (creating if needed) the store kept in data_dir, or in memory."""
+def open_store(data_dir: Path | None) -> Store:
+    """Open (creating if needed) the store kept in data_dir, or a memory store."""
     if data_dir is None:
-        return SQLiteStore(None)
+        from .memory import MemoryStore
+
+        return MemoryStore()
     data_dir.mkdir(parents=True, exist_ok=True)
     return SQLiteStore(data_dir / "partita.sqlite3")

@@ -1,0 +1,151 @@
+"""In-memory backend for `--in-memory`: a sorted dict, no SQL.
+
+`--in-memory` keeps nothing and serves one process, so it needs none of
+SQLite's machinery (statements, pages, a lock file); a sorted dictionary
+gives point reads at dict speed and ordered ranges at O(log n). Write
+transactions hold the store's lock and keep an undo log, so a transaction
+that raises leaves no trace, as the storage contract requires. Range
+statistics (counts and weights) walk the range: they serve DescribeTable and
+the page-size arithmetic of Query and Scan, which read small ranges or are
+rare.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import islice
+
+from sortedcontainers import SortedDict
+
+from .base import ReadView, Store, WriteTxn
+
+_Entry = tuple[bytes, int]
+
+
+class _Reader(ReadView):
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: SortedDict) -> None:
+        self._rows = rows
+
+    def get(self, key: bytes) -> bytes | None:
+        entry = self._rows.get(key)
+        return None if entry is None else entry[0]
+
+    def get_weighted(self, key: bytes) -> _Entry | None:
+        return self._rows.get(key)
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        rows = self._rows
+        keys = rows.irange(start, end, inclusive=(True, False), reverse=reverse)
+        if limit is not None:
+            keys = islice(keys, limit)
+        return iter([(key, rows[key][0]) for key in keys])
+
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        rows = self._rows
+        count = weight = 0
+        for key in rows.irange(start, end, inclusive=(True, False)):
+            count += 1
+            weight += rows[key][1]
+        return count, weight
+
+
+class _Writer(_Reader, WriteTxn):
+    __slots__ = ("_undo", "bumped")
+
+    def __init__(self, rows: SortedDict) -> None:
+        super().__init__(rows)
+        self._undo: list[tuple[bytes, _Entry | None]] = []
+        self.bumped = False
+
+    def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
+        rows = self._rows
+        self._undo.append((key, rows.get(key)))
+        rows[key] = (value, weight)
+
+    def delete(self, key: bytes) -> None:
+        old = self._rows.pop(key, None)
+        if old is not None:
+            self._undo.append((key, old))
+
+    def delete_range(self, start: bytes, end: bytes) -> None:
+        for key in list(self._rows.irange(start, end, inclusive=(True, False))):
+            self.delete(key)
+
+    def bump_generation(self) -> None:
+        self.bumped = True
+
+    def rollback(self) -> None:
+        rows = self._rows
+        for key, old in reversed(self._undo):
+            if old is None:
+                rows.pop(key, None)
+            else:
+                rows[key] = old
+
+
+class MemoryStore(_Reader, Store):
+    """A store that lives and dies with the process."""
+
+    def __init__(self) -> None:
+        super().__init__(SortedDict())
+        # Background duties (index backfills) run on another thread.
+        self._lock = threading.RLock()
+        self._generation = 0
+
+    def get(self, key: bytes) -> bytes | None:
+        with self._lock:
+            return super().get(key)
+
+    def get_weighted(self, key: bytes) -> _Entry | None:
+        with self._lock:
+            return super().get_weighted(key)
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        with self._lock:
+            return super().range(start, end, reverse=reverse, limit=limit)
+
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        with self._lock:
+            return super().stats(start, end)
+
+    def generation(self) -> int:
+        return self._generation
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadView]:
+        with self._lock:
+            yield _Reader(self._rows)
+
+    @contextmanager
+    def write(self) -> Iterator[WriteTxn]:
+        with self._lock:
+            writer = _Writer(self._rows)
+            try:
+                yield writer
+            except BaseException:
+                writer.rollback()
+                raise
+            if writer.bumped:
+                self._generation += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._rows.clear()
