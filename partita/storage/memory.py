@@ -71,7 +71,10 @@ class _Writer(_Reader, WriteTxn):
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
         rows = self._rows
         self._undo.append((key, rows.get(key)))
-        rows[key] = (value, weight)
+        # A fresh, exactly sized copy: serializers hand back bytes inside a
+        # larger allocation (orjson's is 4 KB), which would stay held for as
+        # long as the row lives.
+        rows[key] = (memoryview(value).tobytes(), weight)
 
     def delete(self, key: bytes) -> None:
         old = self._rows.pop(key, None)
