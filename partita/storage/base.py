@@ -9,6 +9,7 @@ aggregated by the backend instead of by reading every row.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -78,3 +79,39 @@ class Store(ReadView):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+class LockedStore(Store):
+    """A store over one connection (or one dict), shared by threads through one lock.
+
+    The server answers requests on one thread, but background duties (index
+    backfills) and tests use the store from others. Point and range reads
+    outside a transaction go through `_reader` under the lock; transactions
+    take the same lock in the backends' `snapshot` and `write`.
+    """
+
+    _lock: threading.RLock
+    _reader: ReadView
+
+    def get(self, key: bytes) -> bytes | None:
+        with self._lock:
+            return self._reader.get(key)
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        with self._lock:
+            return self._reader.get_weighted(key)
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        with self._lock:
+            return self._reader.range(start, end, reverse=reverse, limit=limit)
+
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        with self._lock:
+            return self._reader.stats(start, end)

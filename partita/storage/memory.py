@@ -19,7 +19,7 @@ from itertools import islice
 
 from sortedcontainers import SortedDict
 
-from .base import ReadView, Store, WriteTxn
+from .base import LockedStore, ReadView, WriteTxn
 
 _Entry = tuple[bytes, int]
 
@@ -97,37 +97,14 @@ class _Writer(_Reader, WriteTxn):
                 rows[key] = old
 
 
-class MemoryStore(_Reader, Store):
+class MemoryStore(LockedStore):
     """A store that lives and dies with the process."""
 
     def __init__(self) -> None:
-        super().__init__(SortedDict())
-        # Background duties (index backfills) run on another thread.
+        self._rows = SortedDict()
+        self._reader = _Reader(self._rows)
         self._lock = threading.RLock()
         self._generation = 0
-
-    def get(self, key: bytes) -> bytes | None:
-        with self._lock:
-            return super().get(key)
-
-    def get_weighted(self, key: bytes) -> _Entry | None:
-        with self._lock:
-            return super().get_weighted(key)
-
-    def range(
-        self,
-        start: bytes,
-        end: bytes,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        with self._lock:
-            return super().range(start, end, reverse=reverse, limit=limit)
-
-    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        with self._lock:
-            return super().stats(start, end)
 
     def generation(self) -> int:
         return self._generation

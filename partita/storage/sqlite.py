@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .base import ReadView, Store, WriteTxn
+from .base import LockedStore, ReadView, Store, WriteTxn
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL, w INTEGER NOT NULL) WITHOUT ROWID"
 
@@ -121,7 +121,7 @@ class _Generation:
             self._map = None
 
 
-class SQLiteStore(_Reader, Store):
+class SQLiteStore(LockedStore):
     """A store in one SQLite file (or in memory when path is None)."""
 
     def __init__(self, path: Path | None) -> None:
@@ -132,7 +132,8 @@ class SQLiteStore(_Reader, Store):
             db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=10000")
         db.execute(_SCHEMA)
-        super().__init__(db)
+        self._db = db
+        self._reader = _Reader(db)
         # The server is single-threaded, but background duties and tests may
         # use the store from other threads; one connection needs one user.
         self._lock = threading.RLock()
@@ -140,29 +141,6 @@ class SQLiteStore(_Reader, Store):
 
     def generation(self) -> int:
         return self._generation.read()
-
-    def get(self, key: bytes) -> bytes | None:
-        with self._lock:
-            return super().get(key)
-
-    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        with self._lock:
-            return super().get_weighted(key)
-
-    def range(
-        self,
-        start: bytes,
-        end: bytes,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        with self._lock:
-            return super().range(start, end, reverse=reverse, limit=limit)
-
-    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        with self._lock:
-            return super().stats(start, end)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
