@@ -21,7 +21,6 @@ from ..storage.base import Store
 from .capacity import Consumed, read_units
 from .items import ItemAction, resolve, store, write_capacity
 from .schema import Table
-from .values import item_size
 from .writes import WriteRules
 
 Item = dict[str, dict[str, Any]]
@@ -89,9 +88,9 @@ def read_keys(store: Store, reads: list[KeyRead], limit: int | None = None) -> B
     result = BatchGetResult()
     with store.snapshot() as view:
         for read in reads:
-            raw = view.get(read.table.row_key(read.key))
-            item = None if raw is None else orjson.loads(raw)
-            size = 0 if item is None else item_size(item)
+            stored = view.get_weighted(read.table.row_key(read.key))
+            item = None if stored is None else orjson.loads(stored[0])
+            size = 0 if stored is None else stored[1]
             if limit is not None and result.size + size > limit:
                 break
             result.size += size
