@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, items, reads, tables, transactions
+from . import batch, items, reads, tables, tags, transactions
 from .validation.shapes import validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
@@ -28,6 +28,9 @@ OPERATIONS: dict[str, Handler] = {
     "BatchWriteItem": batch.batch_write_item,
     "TransactWriteItems": transactions.transact_write_items,
     "TransactGetItems": transactions.transact_get_items,
+    "TagResource": tags.tag_resource,
+    "UntagResource": tags.untag_resource,
+    "ListTagsOfResource": tags.list_tags_of_resource,
 }
 
 

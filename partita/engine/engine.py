@@ -11,6 +11,7 @@ from .items import ItemOps
 from .reads import ReadOps
 from .table_updates import TableUpdates
 from .tables import TableOps
+from .tags import TagOps
 from .transactions import TransactionOps
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
@@ -36,6 +37,7 @@ class Engine:
         self.reads = ReadOps(store)
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
+        self.tags = TagOps(store, self.catalog, self.tables)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
 
