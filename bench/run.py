@@ -374,6 +374,33 @@ SERVERS: dict[str, ServerDef] = {
         ],
         "install the project into .venv (pip install -e .)",
     ),
+    # not run by default: the durable SQLite store, in one process and in two
+    "partita-disk": ServerDef(
+        "partita-disk",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--data-dir",
+            tempfile.mkdtemp(prefix="partita-bench-"),
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+    ),
+    "partita-disk-2w": ServerDef(
+        "partita-disk-2w",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--workers",
+            "2",
+            "--data-dir",
+            tempfile.mkdtemp(prefix="partita-bench-"),
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+    ),
     "dynalite": ServerDef(
         "dynalite",
         lambda port: ["node", str(DYNALITE_CLI), "--host", "127.0.0.1", "--port", str(port)],

@@ -339,3 +339,27 @@ def test_update_table_billing_and_protection(ddb: Any, table_name: str) -> None:
     assert error_of(excinfo)[0] == "ValidationException"
     ddb.update_table(TableName=table_name, DeletionProtectionEnabled=False)
     ddb.delete_table(TableName=table_name)
+
+
+def test_online_create_with_two_workers(start_server: Any, tmp_path: Any) -> None:
+    """Index jobs run in one worker at a time and finish whichever worker took the UpdateTable."""
+    from conftest import client_for
+
+    server = start_server("--workers", "2", "--data-dir", str(tmp_path / "data"))
+    ddb = client_for(server.url)
+    ddb.create_table(TableName="two", KeySchema=[key("pk", "HASH")], AttributeDefinitions=[attr("pk")],
+                     BillingMode="PAY_PER_REQUEST")
+    for start in range(0, 1200, 25):
+        ddb.batch_write_item(RequestItems={"two": [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "c": {"S": f"c{i % 3}"}}}} for i in range(start, start + 25)
+        ]})
+    client_for(server.url).update_table(TableName="two", AttributeDefinitions=[attr("c")],
+                                        GlobalSecondaryIndexUpdates=[{"Create": gsi("by-c", "c")}])
+    doc = wait_index(client_for(server.url), "two", "by-c")
+    assert doc is not None
+    counts = [
+        client_for(server.url).query(TableName="two", IndexName="by-c", KeyConditionExpression="c = :c",
+                                     ExpressionAttributeValues={":c": {"S": f"c{n}"}}, Select="COUNT")["Count"]
+        for n in range(3)
+    ]
+    assert counts == [400, 400, 400]

@@ -8,6 +8,8 @@ the rows it indexes inside its own transaction, so items written before and
 during the backfill all end up in the index. A drop removes the index rows
 and the index itself in one transaction, so no write can leave an orphan.
 After a restart, unfinished jobs start again from the catalog's statuses.
+With several worker processes only the holder of the store's duty lock
+works on them, as DESIGN.md asks of background duties.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import copy
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +31,8 @@ from .writes import store_index_entry
 
 log = logging.getLogger("partita.index_jobs")
 BATCH_ROWS = 500
+#: How often a process without the duty lock looks again while jobs remain.
+RETRY_SECONDS = 0.2
 
 
 class IndexJobs:
@@ -47,14 +52,33 @@ class IndexJobs:
                 self._thread.start()
 
     def _run(self) -> None:
-        while self._wake.is_set():
+        """Work while there is work, in whichever one process holds the duty lock.
+
+        A process that does not get the lock waits and looks again, so a job
+        is never left behind when the holder finishes just as it is created.
+        """
+        while self._wake.is_set() or self._pending():
             self._wake.clear()
-            try:
-                while self._step():
-                    pass
-            except Exception:  # a failed job is retried on the next kick, never lost
-                log.exception("index job failed")
-                return
+            with self._store.duty_lock() as leader:
+                if leader:
+                    try:
+                        while self._step():
+                            pass
+                    except Exception:  # a failed job is retried on the next kick, never lost
+                        log.exception("index job failed")
+                        return
+                    continue
+            time.sleep(RETRY_SECONDS)
+
+    def _pending(self) -> bool:
+        for name in list(self._catalog.names(None)):
+            table = self._catalog.get(name)
+            if table is not None and any(
+                d.get("IndexStatus") in ("CREATING", "DELETING")
+                for d in table.description.get("GlobalSecondaryIndexes", [])
+            ):
+                return True
+        return False
 
     def _step(self) -> bool:
         """Do one unit of work; False when there is nothing left."""

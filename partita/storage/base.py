@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 
 
 class ReadView(ABC):
@@ -78,7 +78,31 @@ class Store(ReadView):
         """
 
     @abstractmethod
+    def duty_lock(self) -> AbstractContextManager[bool]:
+        """Try to become the one process running background duties; yields whether it did.
+
+        Never blocks: a process that does not get it leaves the duty to the
+        one that has it.
+        """
+
+    @abstractmethod
     def close(self) -> None: ...
+
+
+class DutyLock:
+    """The background-duty lock of a store that only one process uses."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def acquire_nowait(self) -> Iterator[bool]:
+        got = self._lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self._lock.release()
 
 
 class LockedStore(Store):

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
 
 from sortedcontainers import SortedDict
 
-from .base import LockedStore, ReadView, WriteTxn
+from .base import DutyLock, LockedStore, ReadView, WriteTxn
 
 _Entry = tuple[bytes, int]
 
@@ -105,9 +105,13 @@ class MemoryStore(LockedStore):
         self._reader = _Reader(self._rows)
         self._lock = threading.RLock()
         self._generation = 0
+        self._duties = DutyLock()
 
     def generation(self) -> int:
         return self._generation
+
+    def duty_lock(self) -> AbstractContextManager[bool]:
+        return self._duties.acquire_nowait()
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
