@@ -84,13 +84,16 @@ def _bs_duplicates_message(members: list[str]) -> str:
 
 # --- SerializationException messages (the JSON deserializer's) ---------------------
 
-_MAP_SLOT = "Start of structure or map found where not expected"
+START_OF_MAP = "Start of structure or map found where not expected"
 _AV_CLASS = "com.amazonaws.dynamodb.v20120810.AttributeValue"
 MSG_B64_BAD_LAST = "Invalid last non-pad Base64 character dectected"  # sic
 
 
-def _scalar_name(value: Any) -> str:
-    """The deserializer's name for a JSON scalar token (bool before int: bool is an int)."""
+def json_token_name(value: Any) -> str:
+    """The service deserializer's name for a JSON scalar token (bool before int: bool is an int).
+
+    Shared with the request-shape validator, which reports the same tokens.
+    """
     if value is True:
         return "TRUE_VALUE"
     if value is False:
@@ -107,10 +110,10 @@ def _string_slot_error(value: Any) -> str | None:
     if isinstance(value, str) or value is None:
         return None
     if isinstance(value, dict):
-        return _MAP_SLOT
+        return START_OF_MAP
     if isinstance(value, list):
         return "Unrecognized collection type class java.lang.String"
-    return f"{_scalar_name(value)} cannot be converted to String"
+    return f"{json_token_name(value)} cannot be converted to String"
 
 
 def _bool_slot_error(value: Any) -> str | None:
@@ -118,12 +121,12 @@ def _bool_slot_error(value: Any) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, dict):
-        return _MAP_SLOT
+        return START_OF_MAP
     if isinstance(value, list):
         return "Unrecognized collection type class java.lang.Boolean"
     if isinstance(value, str):
         return "Unexpected token received from parser"
-    return f"{_scalar_name(value)} cannot be converted to Boolean"
+    return f"{json_token_name(value)} cannot be converted to Boolean"
 
 
 def _blob_slot_error(value: Any) -> str | None:
@@ -133,7 +136,7 @@ def _blob_slot_error(value: Any) -> str | None:
     if isinstance(value, str):
         return _base64_error(value)
     if isinstance(value, dict):
-        return _MAP_SLOT
+        return START_OF_MAP
     if isinstance(value, list):
         return "Unrecognized collection type class java.nio.ByteBuffer"
     return "only base-64-encoded strings are convertible to bytes"
@@ -144,7 +147,7 @@ def _list_slot_error(value: Any) -> str | None:
     if isinstance(value, list) or value is None:
         return None
     if isinstance(value, dict):
-        return _MAP_SLOT
+        return START_OF_MAP
     return "Unexpected field type"
 
 

@@ -44,6 +44,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from partita.engine.values import START_OF_MAP, json_token_name
 from partita.errors import SerializationException, ShapeValidationException
 
 __all__ = ["validate_request", "compile_operation", "known_operations"]
@@ -100,7 +101,6 @@ _CAST_MSG = (
     "class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and "
     "java.lang.Class are in module java.base of loader 'bootstrap')"
 )
-_START_OF_MAP = "Start of structure or map found where not expected"
 _START_OF_LIST = "Start of list found where not expected"
 
 # Context a structure, list or map value sits in; the codec's messages differ.
@@ -209,18 +209,6 @@ def _lower_first(name: str) -> str:
 # --------------------------------------------------------------------------
 
 
-def _token_name(value: Any) -> str:
-    """The codec's name for a JSON scalar token."""
-    if value is True:
-        return "TRUE_VALUE"
-    if value is False:
-        return "FALSE_VALUE"
-    if isinstance(value, float):
-        return "DECIMAL_VALUE"
-    if isinstance(value, int):
-        return "NUMBER_VALUE"
-    return "STRING_VALUE"
-
 
 def _serialization(message: str | None) -> SerializationException:
     return SerializationException(message)
@@ -230,7 +218,7 @@ def _scalar_kind_error(value: Any, java_type: str) -> SerializationException:
     """Error for a list or object where a scalar of ``java_type`` is expected."""
     if isinstance(value, list):
         return _serialization(f"Unrecognized collection type class java.lang.{java_type}")
-    return _serialization(_START_OF_MAP)
+    return _serialization(START_OF_MAP)
 
 
 # --------------------------------------------------------------------------
@@ -336,7 +324,7 @@ class _Compiler:
             if value.__class__ is not str:
                 if isinstance(value, list | dict):
                     raise _scalar_kind_error(value, "String")
-                raise _serialization(f"{_token_name(value)} cannot be converted to String")
+                raise _serialization(f"{json_token_name(value)} cannot be converted to String")
             if unconstrained:
                 return None
             out: list[str] | None = None
@@ -387,7 +375,7 @@ class _Compiler:
                     # Not recorded anywhere; the codec is assumed to truncate, as Java does.
                     value = int(value)
                 elif cls is bool:
-                    raise _serialization(f"{_token_name(value)} cannot be converted to {java}")
+                    raise _serialization(f"{json_token_name(value)} cannot be converted to {java}")
                 elif cls is str:
                     raise _serialization(f"STRING_VALUE cannot be converted to {java}")
                 else:
@@ -409,7 +397,7 @@ class _Compiler:
             cls = value.__class__
             if cls is not int and cls is not float:
                 if cls is bool:
-                    raise _serialization(f"{_token_name(value)} cannot be converted to Double")
+                    raise _serialization(f"{json_token_name(value)} cannot be converted to Double")
                 if cls is str:
                     raise _serialization("STRING_VALUE cannot be converted to Double")
                 raise _scalar_kind_error(value, "Double")
@@ -546,7 +534,7 @@ class _Compiler:
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not list:
                     if isinstance(value, dict):
-                        raise _serialization(_START_OF_MAP)
+                        raise _serialization(START_OF_MAP)
                     raise _serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
@@ -561,7 +549,7 @@ class _Compiler:
         def check_leaves(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not list:
                 if isinstance(value, dict):
-                    raise _serialization(_START_OF_MAP)
+                    raise _serialization(START_OF_MAP)
                 raise _serialization(scalar_msg)
             if length is not None:
                 length(value, path, errors)
@@ -727,7 +715,7 @@ def _boolean_leaf(value: Any) -> list[str] | None:
         raise _scalar_kind_error(value, "Boolean")
     if isinstance(value, str):
         raise _serialization("Unexpected token received from parser")
-    raise _serialization(f"{_token_name(value)} cannot be converted to Boolean")
+    raise _serialization(f"{json_token_name(value)} cannot be converted to Boolean")
 
 
 _B64_ALPHABET = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -739,7 +727,7 @@ def _blob_leaf(value: Any) -> list[str] | None:
         if isinstance(value, list):
             raise _serialization("Unrecognized collection type class java.nio.ByteBuffer")
         if isinstance(value, dict):
-            raise _serialization(_START_OF_MAP)
+            raise _serialization(START_OF_MAP)
         raise _serialization("only base-64-encoded strings are convertible to bytes")
     n = len(value)
     if n % 4:
@@ -765,7 +753,7 @@ def _timestamp_leaf(value: Any) -> list[str] | None:
         return None
     if isinstance(value, list | dict):
         raise _scalar_kind_error(value, "Date")
-    raise _serialization(f"{_token_name(value)} cannot be converted to Date")
+    raise _serialization(f"{json_token_name(value)} cannot be converted to Date")
 
 
 # --------------------------------------------------------------------------
