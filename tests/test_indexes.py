@@ -363,3 +363,23 @@ def test_online_create_with_two_workers(start_server: Any, tmp_path: Any) -> Non
         for n in range(3)
     ]
     assert counts == [400, 400, 400]
+
+
+def test_update_table_streams_and_encryption(ddb: Any, table_name: str) -> None:
+    ddb.create_table(TableName=table_name, KeySchema=[key("pk", "HASH")], AttributeDefinitions=[attr("pk")],
+                     BillingMode="PAY_PER_REQUEST")
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_table(TableName=table_name, StreamSpecification={"StreamEnabled": False})
+    assert error_of(excinfo) == ("ValidationException", f"Table has no stream to disable: TableName: {table_name}")
+    out = ddb.update_table(TableName=table_name,
+                           StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    desc = out["TableDescription"]
+    assert desc["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert desc["LatestStreamArn"].startswith(desc["TableArn"] + "/stream/")
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_table(TableName=table_name, StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    assert error_of(excinfo) == ("ValidationException", f"Table already has an enabled stream: TableName: {table_name}")
+    ddb.update_table(TableName=table_name, StreamSpecification={"StreamEnabled": False})
+    assert "StreamSpecification" not in ddb.describe_table(TableName=table_name)["Table"]
+    ddb.update_table(TableName=table_name, SSESpecification={"Enabled": True})
+    assert ddb.describe_table(TableName=table_name)["Table"]["SSEDescription"]["Status"] == "ENABLED"

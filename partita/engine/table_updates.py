@@ -16,7 +16,7 @@ from ..storage.base import Store
 from .catalog import Catalog
 from .index_jobs import IndexJobs
 from .schema import Table
-from .tables import TableOps, index_document
+from .tables import TableOps, describe_sse, enable_stream, index_document
 
 INVALID = "One or more parameter values were invalid: "
 MAX_GLOBAL_INDEXES = 20
@@ -99,7 +99,7 @@ def _check_billing(table: Table, request: dict[str, Any]) -> str:
     return billing
 
 
-def _apply_table_settings(description: dict[str, Any], request: dict[str, Any], billing: str) -> None:
+def _apply_table_settings(description: dict[str, Any], request: dict[str, Any], billing: str, region: str) -> None:
     now = time.time()
     summary = description["BillingModeSummary"]
     if billing != summary["BillingMode"]:
@@ -121,6 +121,32 @@ def _apply_table_settings(description: dict[str, Any], request: dict[str, Any], 
         description["DeletionProtectionEnabled"] = bool(request["DeletionProtectionEnabled"])
     if "TableClass" in request:
         description["TableClassSummary"] = {"TableClass": request["TableClass"], "LastUpdateDateTime": now}
+    if "SSESpecification" in request:
+        describe_sse(description, request["SSESpecification"], region)
+    stream = request.get("StreamSpecification")
+    if stream is not None:
+        if stream.get("StreamEnabled"):
+            enable_stream(description, stream, now)
+        else:
+            description.pop("StreamSpecification", None)
+
+
+def _check_stream(table: Table, request: dict[str, Any]) -> None:
+    stream = request.get("StreamSpecification")
+    if stream is None:
+        return
+    name = table.name
+    enabled = bool(table.description.get("StreamSpecification", {}).get("StreamEnabled"))
+    if stream.get("StreamEnabled"):
+        if not stream.get("StreamViewType"):
+            raise ValidationException(f"{INVALID}If stream is being enabled then UpdateViewType is required")
+        if enabled:
+            raise ValidationException(f"Table already has an enabled stream: TableName: {name}")
+    else:
+        if stream.get("StreamViewType"):
+            raise ValidationException(f"{INVALID}If stream is being disabled, then UpdateViewType must not be specified")
+        if not enabled:
+            raise ValidationException(f"Table has no stream to disable: TableName: {name}")
 
 
 def _merge_definitions(description: dict[str, Any], request: dict[str, Any]) -> None:
@@ -170,6 +196,7 @@ class TableUpdates:
             if table is None:
                 raise ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
             billing = _check_billing(table, request)
+            _check_stream(table, request)
             _check_online_limit(table, updates)
             for update in updates:
                 if "Create" in update:
@@ -178,7 +205,7 @@ class TableUpdates:
                     _check_existing(table, update.get("Delete") or update["Update"],
                                     "delete" if "Delete" in update else "update")
             description = copy.deepcopy(table.description)
-            _apply_table_settings(description, request, billing)
+            _apply_table_settings(description, request, billing, self._tables.region)
             _merge_definitions(description, request)
             _apply_index_updates(description, updates)
             updated = Table.from_description(description, table.table_id)

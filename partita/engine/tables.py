@@ -38,6 +38,28 @@ def index_document(spec: dict[str, Any], table_arn: str, status: str | None) -> 
     return doc
 
 
+def describe_sse(description: dict[str, Any], sse: dict[str, Any] | None, region: str) -> None:
+    """SSEDescription for an SSESpecification (encryption itself is the disk's business)."""
+    if not sse:
+        return
+    if sse.get("Enabled"):
+        key = sse.get("KMSMasterKeyId") or f"arn:aws:kms:{region}:{ACCOUNT_ID}:key/{uuid.uuid4()}"
+        description["SSEDescription"] = {"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": key}
+    else:
+        description.pop("SSEDescription", None)
+
+
+def enable_stream(description: dict[str, Any], stream: dict[str, Any], now: float) -> None:
+    """A new stream: its specification, label and ARN as DescribeTable reports them.
+
+    Stream records themselves are not produced yet (see docs/decisions.md).
+    """
+    label = time.strftime("%Y-%m-%dT%H:%M:%S.000", time.gmtime(now))
+    description["StreamSpecification"] = stream
+    description["LatestStreamLabel"] = label
+    description["LatestStreamArn"] = f"{description['TableArn']}/stream/{label}"
+
+
 def _not_found(name: str) -> ResourceNotFoundException:
     return ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
 
@@ -46,10 +68,10 @@ class TableOps:
     def __init__(self, store: Store, catalog: Catalog, region: str) -> None:
         self._store = store
         self._catalog = catalog
-        self._region = region
+        self.region = region
 
     def arn(self, name: str) -> str:
-        return f"arn:aws:dynamodb:{self._region}:{ACCOUNT_ID}:table/{name}"
+        return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
 
     def create(self, request: dict[str, Any]) -> dict[str, Any]:
         """Store a new table; the answer says CREATING, as DynamoDB's does.
@@ -92,16 +114,10 @@ class TableOps:
         }
         if billing == "PAY_PER_REQUEST":
             description["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
-        sse = request.get("SSESpecification")
-        if sse and sse.get("Enabled"):
-            key = sse.get("KMSMasterKeyId") or f"arn:aws:kms:{self._region}:{ACCOUNT_ID}:key/{uuid.uuid4()}"
-            description["SSEDescription"] = {"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": key}
+        describe_sse(description, request.get("SSESpecification"), self.region)
         stream = request.get("StreamSpecification")
         if stream and stream.get("StreamEnabled"):
-            label = time.strftime("%Y-%m-%dT%H:%M:%S.000", time.gmtime(now))
-            description["StreamSpecification"] = stream
-            description["LatestStreamLabel"] = label
-            description["LatestStreamArn"] = f"{self.arn(name)}/stream/{label}"
+            enable_stream(description, stream, now)
         if request.get("Tags"):
             description["_Tags"] = request["Tags"]
         self._describe_indexes(request, description)
