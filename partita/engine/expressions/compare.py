@@ -1,11 +1,8 @@
-"""Value comparison for the expression language, kept inside this package.
+"""Value ordering helpers for the expression evaluator.
 
-The engine's `values.py` will own the canonical `compare`/`values_equal`; this
-package keeps its own small copies so that it depends on nothing outside it
-and stays importable while that module is being written.
-TODO: switch to `partita.engine.values.compare`/`values_equal` once they land
-and their semantics are confirmed identical (N by value, S by UTF-8 bytes, B by
-raw bytes).
+The canonical `compare` and `values_equal` live in `engine/values.py` and are
+re-exported here; what this module adds are the decoders the evaluator uses
+to pre-compute sort keys of constants once per request.
 
 Ordering of S by Python `str` comparison equals ordering by UTF-8 bytes,
 because UTF-8 preserves code-point order; so no encoding is needed.
@@ -17,6 +14,10 @@ import base64
 import binascii
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from ..values import compare, values_equal
+
+__all__ = ["ORDERED_TYPES", "binary", "compare", "number", "sort_key", "type_of", "values_equal"]
 
 AttributeValue = dict[str, Any]
 
@@ -53,48 +54,3 @@ def sort_key(type_tag: str, raw: Any) -> Any:
     if type_tag == "B":
         return binary(raw)
     return raw
-
-
-def compare(a: AttributeValue, b: AttributeValue) -> int:
-    """-1/0/1 for two scalars of the same orderable type (N, S or B)."""
-    ta = type_of(a)
-    tb = type_of(b)
-    if ta != tb or ta not in ORDERED_TYPES:
-        raise TypeError(f"cannot order {ta} against {tb}")
-    ka = sort_key(ta, a[ta])
-    kb = sort_key(tb, b[tb])
-    return (ka > kb) - (ka < kb)
-
-
-def _set_members(type_tag: str, members: list[Any]) -> set[Any] | frozenset[Any]:
-    if type_tag == "NS":
-        return {number(m) for m in members}
-    if type_tag == "BS":
-        return {binary(m) for m in members}
-    return set(members)
-
-
-def values_equal(a: AttributeValue, b: AttributeValue) -> bool:
-    """DynamoDB equality: same type and same value (sets unordered, N by value)."""
-    ta = type_of(a)
-    if ta != type_of(b):
-        return False
-    va = a[ta]
-    vb = b[ta]
-    if va == vb and ta not in ("L", "M"):
-        return True
-    if ta == "N":
-        return number(va) == number(vb)
-    if ta == "B":
-        return binary(va) == binary(vb)
-    if ta in ("SS", "NS", "BS"):
-        if len(va) != len(vb):
-            return False
-        return _set_members(ta, va) == _set_members(ta, vb)
-    if ta == "L":
-        return len(va) == len(vb) and all(values_equal(x, y) for x, y in zip(va, vb, strict=True))
-    if ta == "M":
-        if va.keys() != vb.keys():
-            return False
-        return all(values_equal(va[k], vb[k]) for k in va)
-    return False
