@@ -137,7 +137,8 @@ def _write_actions(engine: Engine, entries: list[dict[str, Any]]) -> list[ItemAc
         if action.row in rows:
             raise ValidationException(DUPLICATE_ITEM)
         rows.add(action.row)
-        total += item_size(action.item if action.item is not None else action.key) + item_size(expressions.values)
+        measured = action.new_size if action.item is not None else item_size(action.key)
+        total += measured + item_size(expressions.values)
         actions.append(action)
     if total > MAX_TRANSACTION_BYTES:
         raise ValidationException(TRANSACTION_TOO_LARGE)
