@@ -146,6 +146,11 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         srv.stop()
 
 
+def put_all(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
+    for item in items:
+        ddb.put_item(TableName=table, Item=item)
+
+
 def error_of(excinfo: pytest.ExceptionInfo[Any]) -> tuple[str, str]:
     """(code, message) of a botocore ClientError."""
     error = excinfo.value.response["Error"]

@@ -14,14 +14,9 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import create_table, error_of, raw_request
+from conftest import create_table, error_of, put_all, raw_request
 
 MISSING_TABLE = "no-such-table-for-query"
-
-
-def put_all(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
-    for item in items:
-        ddb.put_item(TableName=table, Item=item)
 
 
 def query(ddb: Any, table: str, **kwargs: Any) -> dict[str, Any]:

@@ -12,16 +12,11 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import create_table, error_of, raw_request
+from conftest import create_table, error_of, put_all, raw_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 MISSING_TABLE = "no-such-table-for-scan"
-
-
-def put_all(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
-    for item in items:
-        ddb.put_item(TableName=table, Item=item)
 
 
 def scan(ddb: Any, table: str, **kwargs: Any) -> dict[str, Any]:
