@@ -7,6 +7,8 @@ import json
 import zlib
 from typing import Any
 
+import botocore.exceptions
+import pytest
 from conftest import create_table, raw_request
 
 CORAL = "com.amazon.coral.service#"
@@ -32,6 +34,18 @@ def test_unknown_operation(endpoint: str) -> None:
     response = raw_request(endpoint, "FlyToTheMoon", {})
     assert response.status == 400
     assert response.json() == {"__type": CORAL + "UnknownOperationException"}
+
+
+def test_model_operation_not_implemented_names_itself(ddb: Any) -> None:
+    # An operation DynamoDB has but Partita lacks: the SDK shows which one, not a blank error.
+    with pytest.raises(botocore.exceptions.ClientError) as caught:
+        ddb.describe_kinesis_streaming_destination(TableName="anything")
+    error = caught.value.response["Error"]
+    assert error["Code"] == "UnknownOperationException"
+    assert error["Message"] == (
+        "An unknown operation was requested: Partita does not implement "
+        "DescribeKinesisStreamingDestination yet."
+    )
 
 
 def test_missing_and_foreign_target(endpoint: str) -> None:

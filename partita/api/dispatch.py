@@ -8,7 +8,7 @@ from typing import Any
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
 from . import batch, items, reads, tables, tags, transactions
-from .validation.shapes import validate_request
+from .validation.shapes import is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
 
@@ -37,8 +37,22 @@ OPERATIONS: dict[str, Handler] = {
 def handle(engine: Engine, operation: str, request: Any) -> dict[str, Any]:
     handler = OPERATIONS.get(operation)
     if handler is None:
-        raise UnknownOperationException()
+        raise _unknown(operation)
     if request is None:
         raise SerializationException()
     validate_request(operation, request)
     return handler(engine, request)
+
+
+def _unknown(operation: str) -> UnknownOperationException:
+    """An operation DynamoDB has but Partita lacks names itself; a made-up one gets no message.
+
+    The real service answers an unknown target with no message at all, which
+    SDKs show as a blank error; for an operation in the service model the
+    caller deserves to learn that it is Partita's gap, not their typo.
+    """
+    if is_model_operation(operation):
+        return UnknownOperationException(
+            f"An unknown operation was requested: Partita does not implement {operation} yet."
+        )
+    return UnknownOperationException()

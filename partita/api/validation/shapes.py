@@ -47,7 +47,7 @@ from typing import Any
 from partita.engine.values import START_OF_MAP, json_token_name
 from partita.errors import SerializationException, ShapeValidationException
 
-__all__ = ["validate_request", "compile_operation", "known_operations"]
+__all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
 # A leaf check returns the constraint tails it violates ("Member must ...") or
 # None, and raises SerializationException for a JSON value of the wrong kind.
@@ -780,6 +780,13 @@ def known_operations() -> list[str]:
     _load()
     assert _model is not None
     return list(_model["operations"])
+
+
+def is_model_operation(operation: str) -> bool:
+    """Whether DynamoDB's service model has ``operation`` (implemented here or not)."""
+    _load()
+    assert _model is not None
+    return operation in _model["operations"]
 
 
 def compile_operation(operation: str) -> ContainerCheck | None:
