@@ -64,6 +64,7 @@ def test_describe_reports_indexes(ddb: Any, indexed: str) -> None:
         "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["x"]},
         "IndexStatus": "ACTIVE",
         "ProvisionedThroughput": {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0},
+        "WarmThroughput": {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"},
         "IndexSizeBytes": 0,
         "ItemCount": 0,
         "IndexArn": f"{arn}/index/by-g",

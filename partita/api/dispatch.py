@@ -7,7 +7,8 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, items, reads, tables, tags, transactions
+from . import batch, control, items, reads, tables, tags, transactions
+from .arns import resolve_table_arns
 from .validation.shapes import is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
@@ -31,16 +32,28 @@ OPERATIONS: dict[str, Handler] = {
     "TagResource": tags.tag_resource,
     "UntagResource": tags.untag_resource,
     "ListTagsOfResource": tags.list_tags_of_resource,
+    "DescribeLimits": control.describe_limits,
+    "DescribeContinuousBackups": control.describe_continuous_backups,
+    "UpdateContinuousBackups": control.update_continuous_backups,
+    "PutResourcePolicy": control.put_resource_policy,
+    "GetResourcePolicy": control.get_resource_policy,
+    "DeleteResourcePolicy": control.delete_resource_policy,
+    # Answered from the request's Host header, see `handle`.
+    "DescribeEndpoints": lambda engine, request: control.describe_endpoints(""),
 }
 
 
-def handle(engine: Engine, operation: str, request: Any) -> dict[str, Any]:
+def handle(engine: Engine, operation: str, request: Any, host: bytes | None = None) -> dict[str, Any]:
+    """Run one operation; `host` is the request's Host header, which DescribeEndpoints reports."""
     handler = OPERATIONS.get(operation)
     if handler is None:
         raise _unknown(operation)
     if request is None:
         raise SerializationException()
     validate_request(operation, request)
+    if operation == "DescribeEndpoints":
+        return control.describe_endpoints((host or b"").decode("latin-1"))
+    resolve_table_arns(operation, request, engine.region)
     return handler(engine, request)
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.control.throughput import check_create
 from ..engine.engine import Engine
+from ..engine.tags import check_tags
 from .validation.tables import validate_create_table, validate_update_table
 
 
 def create_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     validate_create_table(request)
+    check_create(request)
+    if request.get("Tags"):
+        check_tags(request["Tags"])
     return {"TableDescription": engine.tables.create(request)}
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..storage.base import Store
 from .batch import BatchOps
 from .catalog import Catalog
+from .control.backups import BackupOps
+from .control.policies import PolicyOps
 from .gsi_lag import GsiLag
 from .index_jobs import IndexJobs
 from .items import ItemOps
@@ -38,6 +40,8 @@ class Engine:
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)
+        self.backups = BackupOps(store, self.catalog)
+        self.policies = PolicyOps(store, self.catalog, region)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
 

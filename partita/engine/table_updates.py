@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store
 from .catalog import Catalog
+from .control import throughput as warm
 from .index_jobs import IndexJobs
 from .schema import Table
 from .tables import TableOps, describe_sse, enable_stream, index_document
@@ -72,6 +73,25 @@ def _check_existing(table: Table, action: dict[str, Any], verb: str) -> None:
         raise ResourceNotFoundException(f"Requested resource not found: Index: {name} not found")
     if not index.is_global:
         raise ValidationException(f"Cannot {verb} an index that is not a GlobalSecondaryIndex: {name}")
+    if verb == "update":
+        doc = next(d for d in _gsi_docs(table.description) if d["IndexName"] == name)
+        warm.check_on_demand(action.get("OnDemandThroughput"), "index")
+        warm.check_warm(action.get("WarmThroughput"), _current_warm(doc), "index")
+
+
+def _current_warm(doc: dict[str, Any]) -> dict[str, Any]:
+    """A table's or index's warm throughput now (tables stored before it was recorded get the default)."""
+    stored = doc.get("WarmThroughput")
+    if stored:
+        return stored
+    on_demand = doc.get("BillingModeSummary", {}).get("BillingMode") == "PAY_PER_REQUEST" or not doc.get(
+        "ProvisionedThroughput", {}).get("ReadCapacityUnits")
+    return warm.default_warm(None if on_demand else doc["ProvisionedThroughput"])
+
+
+def _check_throughput_settings(table: Table, request: dict[str, Any]) -> None:
+    warm.check_on_demand(request.get("OnDemandThroughput"), "table")
+    warm.check_warm(request.get("WarmThroughput"), _current_warm(table.description), "table")
 
 
 def _check_billing(table: Table, request: dict[str, Any]) -> str:
@@ -117,6 +137,10 @@ def _apply_table_settings(description: dict[str, Any], request: dict[str, Any], 
         current["LastIncreaseDateTime" if not decreased else "LastDecreaseDateTime"] = now
         if decreased:
             current["NumberOfDecreasesToday"] += 1
+    on_demand = summary["BillingMode"] == "PAY_PER_REQUEST"
+    description["WarmThroughput"] = _current_warm(description)
+    warm.apply_warm(description, request.get("WarmThroughput"), description["ProvisionedThroughput"], on_demand)
+    warm.apply_on_demand(description, request.get("OnDemandThroughput"))
     if "DeletionProtectionEnabled" in request:
         description["DeletionProtectionEnabled"] = bool(request["DeletionProtectionEnabled"])
     if "TableClass" in request:
@@ -174,11 +198,17 @@ def _apply_index_updates(description: dict[str, Any], updates: list[dict[str, An
                 continue
             if "Delete" in update:
                 doc["IndexStatus"] = "DELETING"
-            else:
+                continue
+            provisioned = action.get("ProvisionedThroughput")
+            if provisioned is not None:
                 doc["ProvisionedThroughput"].update(
-                    ReadCapacityUnits=action["ProvisionedThroughput"]["ReadCapacityUnits"],
-                    WriteCapacityUnits=action["ProvisionedThroughput"]["WriteCapacityUnits"],
+                    ReadCapacityUnits=provisioned["ReadCapacityUnits"],
+                    WriteCapacityUnits=provisioned["WriteCapacityUnits"],
                 )
+            doc["WarmThroughput"] = _current_warm(doc)
+            warm.apply_warm(doc, action.get("WarmThroughput"), doc["ProvisionedThroughput"],
+                            on_demand=not doc["ProvisionedThroughput"]["ReadCapacityUnits"])
+            warm.apply_on_demand(doc, action.get("OnDemandThroughput"))
 
 
 class TableUpdates:
@@ -197,6 +227,7 @@ class TableUpdates:
                 raise ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
             billing = _check_billing(table, request)
             _check_stream(table, request)
+            _check_throughput_settings(table, request)
             _check_online_limit(table, updates)
             for update in updates:
                 if "Create" in update:
@@ -212,4 +243,7 @@ class TableUpdates:
             self._catalog.put(txn, updated)
         if updates:
             self._jobs.kick()
-        return {**self._tables.public(updated), "TableStatus": "UPDATING"}
+        out = {**self._tables.public(updated), "TableStatus": "UPDATING"}
+        if "WarmThroughput" in request:
+            out["WarmThroughput"] = {**out["WarmThroughput"], "Status": "UPDATING"}
+        return out

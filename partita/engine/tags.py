@@ -1,4 +1,4 @@
-"""Table tags: TagResource, UntagResource, ListTagsOfResource.
+"""Table tags: TagResource, UntagResource, ListTagsOfResource, and CreateTable's `Tags`.
 
 Tags live in the table's catalog document (CreateTable's `Tags` start
 them), so they follow the table: deleted with it, seen by every process.
@@ -7,21 +7,54 @@ them), so they follow the table: deleted with it, seen by every process.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from ..errors import ResourceNotFoundException, ValidationException
 from ..storage.base import Store
 from .catalog import Catalog
+from .control.arns import invalid_resource_arn, parse
 from .schema import Table
 from .tables import TableOps
 
 MAX_TAGS = 50
 Tag = dict[str, str]
+# AWS's tag character set: Unicode letters, digits, white space and _ . : / = + - @
+_TAG_TEXT = re.compile(r"[\w\s.:/=+\-@]*")
 
 
 def _not_found(arn: str) -> ResourceNotFoundException:
     # "ResourcArn" is the service's own spelling.
     return ResourceNotFoundException(f"Requested resource not found: ResourcArn: {arn} not found")
+
+
+def check_tags(tags: list[Tag]) -> None:
+    """The rules every tag list meets, in TagResource and in CreateTable.
+
+    Lengths (key 1..128, value 0..256) are shape rules checked from the
+    service model. The wording for characters outside AWS's tag set could
+    not be confirmed against the service.
+    """
+    keys = [t["Key"] for t in tags]
+    for tag in tags:
+        key = tag["Key"]
+        if keys.count(key) > 1:
+            raise ValidationException(f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {key}")
+        if key.startswith("aws:"):
+            raise ValidationException(f"Tag Key cannot be prefixed with aws:, Key: {key}")
+        for member in ("Key", "Value"):
+            if not _allowed(tag[member]):
+                raise ValidationException(
+                    f"Invalid Tag {member} provided as input: {tag[member]}. Tags can only contain letters, "
+                    "numbers, spaces, and the following special characters: _ . : / = + - @"
+                )
+    if len(tags) > MAX_TAGS:
+        raise ValidationException("Number of Tags exceed the current limit for the provided ResourceArn")
+
+
+def _allowed(text: str) -> bool:
+    # \w also admits "_" and Unicode letters/digits, which is the set AWS allows.
+    return _TAG_TEXT.fullmatch(text) is not None
 
 
 class TagOps:
@@ -31,14 +64,13 @@ class TagOps:
         self._tables = tables
 
     def _table_name(self, arn: str) -> str:
-        """The table an ARN names; a foreign or malformed ARN is refused as DynamoDB refuses it."""
-        prefix = self._tables.arn("")
-        name = arn[len(prefix):] if arn.startswith(prefix) else ""
-        if not name or "/" in name:
-            if arn.startswith("arn:"):
-                raise _not_found(arn)
-            raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
-        return name
+        """The table an ARN names; an index, foreign or malformed ARN is refused as DynamoDB refuses it."""
+        parsed = parse(arn, self._tables.region)
+        if parsed is not None and parsed.kind == "table":
+            return parsed.table
+        if parsed is not None or not arn.startswith("arn:"):
+            raise invalid_resource_arn(arn)
+        raise _not_found(arn)
 
     def list(self, arn: str) -> list[Tag]:
         table = self._catalog.get(self._table_name(arn))
@@ -47,16 +79,10 @@ class TagOps:
         return list(table.description.get("_Tags", []))
 
     def tag(self, arn: str, tags: list[Tag]) -> None:
+        name = self._table_name(arn)
         if not tags:
             raise ValidationException("Atleast one Tag needs to be provided as Input.")
-        keys = [t["Key"] for t in tags]
-        for key in keys:
-            if keys.count(key) > 1:
-                raise ValidationException(
-                    f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {key}"
-                )
-            if key.startswith("aws:"):
-                raise ValidationException(f"Tag Key cannot be prefixed with aws:, Key: {key}")
+        check_tags(tags)
 
         def merge(current: list[Tag]) -> list[Tag]:
             new = {t["Key"]: t["Value"] for t in current}
@@ -65,15 +91,15 @@ class TagOps:
                 raise ValidationException("Number of Tags exceed the current limit for the provided ResourceArn")
             return [{"Key": k, "Value": v} for k, v in new.items()]
 
-        self._change(arn, merge)
+        self._change(name, arn, merge)
 
     def untag(self, arn: str, keys: list[str]) -> None:
+        name = self._table_name(arn)
         if not keys:
             raise ValidationException("Atleast one Tag Key needs to be provided as Input.")
-        self._change(arn, lambda current: [t for t in current if t["Key"] not in keys])
+        self._change(name, arn, lambda current: [t for t in current if t["Key"] not in keys])
 
-    def _change(self, arn: str, change: Any) -> None:
-        name = self._table_name(arn)
+    def _change(self, name: str, arn: str, change: Any) -> None:
         with self._store.write() as txn:
             table = self._catalog.get(name, txn)
             if table is None:

@@ -186,7 +186,8 @@ class PartitaApp:
         if service + "." not in TARGET_PREFIXES or not operation:
             raise UnknownOperationException()
         _check_auth(headers)
-        return handle(self.engine, operation, request)
+        # control: the Host header goes down for DescribeEndpoints (its Address).
+        return handle(self.engine, operation, request, headers.get(b"host"))
 
 
 def response_headers(payload: bytes, content_type: bytes | None) -> list[tuple[bytes, bytes]]:

@@ -1,0 +1,55 @@
+"""Control-plane operations infrastructure tools call on every refresh.
+
+DescribeEndpoints, DescribeLimits, Update/DescribeContinuousBackups and
+Put/Get/DeleteResourcePolicy. Terraform, CDK, SAM and PynamoDB read these
+even when the application never uses the feature, so each must answer as
+DynamoDB does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.engine import Engine
+
+ENDPOINT_CACHE_MINUTES = 1440
+# DynamoDB's default quotas for an account in a Region (Service quotas page).
+ACCOUNT_MAX_CAPACITY_UNITS = 80_000
+TABLE_MAX_CAPACITY_UNITS = 40_000
+
+
+def describe_endpoints(host: str) -> dict[str, Any]:
+    """This server, as the client reached it (the Host header), for endpoint discovery."""
+    return {"Endpoints": [{"Address": host, "CachePeriodInMinutes": ENDPOINT_CACHE_MINUTES}]}
+
+
+def describe_limits(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "AccountMaxReadCapacityUnits": ACCOUNT_MAX_CAPACITY_UNITS,
+        "AccountMaxWriteCapacityUnits": ACCOUNT_MAX_CAPACITY_UNITS,
+        "TableMaxReadCapacityUnits": TABLE_MAX_CAPACITY_UNITS,
+        "TableMaxWriteCapacityUnits": TABLE_MAX_CAPACITY_UNITS,
+    }
+
+
+def describe_continuous_backups(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return {"ContinuousBackupsDescription": engine.backups.describe(request["TableName"])}
+
+
+def update_continuous_backups(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    spec = request["PointInTimeRecoverySpecification"]
+    return {"ContinuousBackupsDescription": engine.backups.update(request["TableName"], spec)}
+
+
+def put_resource_policy(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """ConfirmRemoveSelfResourceAccess is accepted; it matters once policies are enforced."""
+    revision = engine.policies.put(request["ResourceArn"], request["Policy"], request.get("ExpectedRevisionId"))
+    return {"RevisionId": revision}
+
+
+def get_resource_policy(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return engine.policies.get(request["ResourceArn"])
+
+
+def delete_resource_policy(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    return {"RevisionId": engine.policies.delete(request["ResourceArn"], request.get("ExpectedRevisionId"))}

@@ -1,0 +1,1 @@
+"""The control plane infrastructure tools read: throughput settings, backups flags, policies, ARNs."""
