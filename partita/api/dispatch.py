@@ -8,7 +8,7 @@ from typing import Any
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
 from . import batch, items, reads, tables, tags, transactions
-from .validation.shapes import is_model_operation, validate_request
+from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
 
@@ -34,24 +34,34 @@ OPERATIONS: dict[str, Handler] = {
 }
 
 
-def handle(engine: Engine, operation: str, request: Any) -> dict[str, Any]:
-    handler = OPERATIONS.get(operation)
+#: DynamoDB Streams' operations, served on the same endpoint (`DynamoDBStreams_20120810.*`).
+STREAM_OPERATIONS: dict[str, Handler] = {}
+
+STREAMS_SERVICE = "DynamoDBStreams_20120810"
+
+
+def handle(engine: Engine, operation: str, request: Any, service: str = "DynamoDB_20120810") -> dict[str, Any]:
+    if service == STREAMS_SERVICE:
+        table, model = STREAM_OPERATIONS, STREAMS
+    else:
+        table, model = OPERATIONS, DYNAMODB
+    handler = table.get(operation)
     if handler is None:
-        raise _unknown(operation)
+        raise _unknown(operation, model)
     if request is None:
         raise SerializationException()
-    validate_request(operation, request)
+    validate_request(operation, request, model)
     return handler(engine, request)
 
 
-def _unknown(operation: str) -> UnknownOperationException:
+def _unknown(operation: str, model: str = DYNAMODB) -> UnknownOperationException:
     """An operation DynamoDB has but Partita lacks names itself; a made-up one gets no message.
 
     The real service answers an unknown target with no message at all, which
     SDKs show as a blank error; for an operation in the service model the
     caller deserves to learn that it is Partita's gap, not their typo.
     """
-    if is_model_operation(operation):
+    if is_model_operation(operation, model):
         return UnknownOperationException(
             f"An unknown operation was requested: Partita does not implement {operation} yet."
         )

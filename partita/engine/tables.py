@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store
 from .catalog import Catalog
+from .clock import Clock
 from .keys import prefix_successor
 from .schema import Table
 
@@ -49,12 +50,28 @@ def describe_sse(description: dict[str, Any], sse: dict[str, Any] | None, region
         description.pop("SSEDescription", None)
 
 
+def stream_label(now: float, previous: str | None = None) -> str:
+    """An ISO-8601 label with milliseconds (`2026-12-01T15:17:45.123`), later than `previous`.
+
+    Labels name streams in their ARNs, so a table that re-enables its stream
+    within one millisecond still gets a new label.
+    """
+    millis = int(now * 1000)
+    while True:
+        seconds, ms = divmod(millis, 1000)
+        label = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}"
+        if previous is None or label > previous:
+            return label
+        millis += 1
+
+
 def enable_stream(description: dict[str, Any], stream: dict[str, Any], now: float) -> None:
     """A new stream: its specification, label and ARN as DescribeTable reports them.
 
-    Stream records themselves are not produced yet (see docs/decisions.md).
+    The stream itself (shards, records) is opened by `engine.streams` in the
+    same transaction.
     """
-    label = time.strftime("%Y-%m-%dT%H:%M:%S.000", time.gmtime(now))
+    label = stream_label(now, description.get("LatestStreamLabel"))
     description["StreamSpecification"] = stream
     description["LatestStreamLabel"] = label
     description["LatestStreamArn"] = f"{description['TableArn']}/stream/{label}"
@@ -65,10 +82,11 @@ def _not_found(name: str) -> ResourceNotFoundException:
 
 
 class TableOps:
-    def __init__(self, store: Store, catalog: Catalog, region: str) -> None:
+    def __init__(self, store: Store, catalog: Catalog, region: str, clock: Clock | None = None) -> None:
         self._store = store
         self._catalog = catalog
         self.region = region
+        self.clock = Clock(store) if clock is None else clock
 
     def arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
@@ -90,7 +108,7 @@ class TableOps:
 
     def _describe_new(self, request: dict[str, Any], table_id: int) -> dict[str, Any]:
         name = request["TableName"]
-        now = time.time()
+        now = self.clock.now()
         billing = request.get("BillingMode", "PROVISIONED")
         throughput = request.get("ProvisionedThroughput") or {}
         description: dict[str, Any] = {
