@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, items, reads, tables, tags, transactions
+from . import batch, items, reads, streams, tables, tags, transactions, ttl
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
@@ -31,11 +31,18 @@ OPERATIONS: dict[str, Handler] = {
     "TagResource": tags.tag_resource,
     "UntagResource": tags.untag_resource,
     "ListTagsOfResource": tags.list_tags_of_resource,
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
 }
 
 
 #: DynamoDB Streams' operations, served on the same endpoint (`DynamoDBStreams_20120810.*`).
-STREAM_OPERATIONS: dict[str, Handler] = {}
+STREAM_OPERATIONS: dict[str, Handler] = {
+    "ListStreams": streams.list_streams,
+    "DescribeStream": streams.describe_stream,
+    "GetShardIterator": streams.get_shard_iterator,
+    "GetRecords": streams.get_records,
+}
 
 STREAMS_SERVICE = "DynamoDBStreams_20120810"
 

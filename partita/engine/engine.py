@@ -11,10 +11,14 @@ from .gsi_lag import GsiLag
 from .index_jobs import IndexJobs
 from .items import ItemOps
 from .reads import ReadOps
+from .streams.reader import StreamReader
+from .streams.records import StreamWriter
+from .streams.trim import StreamTrimmer
 from .table_updates import TableUpdates
 from .tables import TableOps
 from .tags import TagOps
 from .transactions import TransactionOps
+from .ttl import TimeToLive
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
@@ -36,7 +40,7 @@ class Engine:
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
-        rules = WriteRules(item_collection_limit, self.gsi_lag)
+        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
         self.items = ItemOps(store, self.tables, rules)
         self.batch = BatchOps(store, rules)
         self.transactions = TransactionOps(store, rules, self.clock)
@@ -44,7 +48,11 @@ class Engine:
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)
+        self.streams = StreamReader(store, self.clock)
+        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay)
         self.duties = Duties(store)
+        self.duties.add(self.ttl.run)
+        self.duties.add(StreamTrimmer(store, self.clock).run)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:

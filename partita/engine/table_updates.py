@@ -15,6 +15,7 @@ from ..storage.base import Store
 from .catalog import Catalog
 from .index_jobs import IndexJobs
 from .schema import Table
+from .streams.lifecycle import sync_stream
 from .tables import TableOps, describe_sse, enable_stream, index_document
 
 INVALID = "One or more parameter values were invalid: "
@@ -205,7 +206,9 @@ class TableUpdates:
                     _check_existing(table, update.get("Delete") or update["Update"],
                                     "delete" if "Delete" in update else "update")
             description = copy.deepcopy(table.description)
-            _apply_table_settings(description, request, billing, self._tables.region, self._tables.clock.now())
+            now = self._tables.clock.now()
+            _apply_table_settings(description, request, billing, self._tables.region, now)
+            sync_stream(txn, table.description, description, now)
             _merge_definitions(description, request)
             _apply_index_updates(description, updates)
             updated = Table.from_description(description, table.table_id)

@@ -16,6 +16,8 @@ from .catalog import Catalog
 from .clock import Clock
 from .keys import prefix_successor
 from .schema import Table
+from .streams.lifecycle import sync_stream
+from .ttl_index import table_range as ttl_rows
 
 ACCOUNT_ID = "000000000000"
 
@@ -103,6 +105,7 @@ class TableOps:
                 raise ResourceInUseException(f"Table already exists: {name}")
             table_id = self._catalog.next_table_id(txn)
             description = self._describe_new(request, table_id)
+            sync_stream(txn, None, description, description["CreationDateTime"])
             self._catalog.put(txn, Table.from_description(description, table_id))
         return {**description, "TableStatus": "CREATING"}
 
@@ -214,6 +217,8 @@ class TableOps:
             out = self.public(table, live_counts=False)
             count, size = txn.stats(*table.data_range())
             txn.delete_range(*table.all_rows_range())
+            txn.delete_range(*ttl_rows(table.table_id))
+            sync_stream(txn, table.description, None, self.clock.now())  # readable for 24 h more
             self._catalog.delete(txn, name)
         out.update(TableStatus="DELETING", ItemCount=count, TableSizeBytes=size)
         return out
