@@ -26,8 +26,10 @@ from .keys import counter_key, record_key, sequence_text
 
 Item = dict[str, dict[str, Any]]
 
-#: The identity DynamoDB puts on the REMOVE records of TTL deletions.
-TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+#: The identity DynamoDB puts on the REMOVE records of TTL deletions, with the
+#: Streams API's member names (the service model's `Identity`); Lambda events
+#: spell them `type` / `principalId` (see `partita streams tail --exec`).
+TTL_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 _NEW = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")
 _OLD = ("OLD_IMAGE", "NEW_AND_OLD_IMAGES")
 
