@@ -50,7 +50,7 @@ def add_commands(commands: Any) -> None:
     tail.add_argument("--endpoint", default="http://127.0.0.1:8000", help="the server's URL")
     tail.add_argument("--from", dest="start", choices=("trim-horizon", "latest"), default="latest")
     tail.add_argument("--region", default="us-east-1")
-    tail.add_argument("--exec", dest="command", metavar="CMD",
+    tail.add_argument("--exec", dest="exec_command", metavar="CMD",
                       help='run CMD for each batch, with {"Records": [...]} on its standard input')
     tail.add_argument("--poll", type=float, default=0.5, metavar="SECONDS", help="pause between empty reads")
     tail.add_argument("--exit-when-idle", type=float, default=None, metavar="SECONDS",
