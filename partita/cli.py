@@ -1,4 +1,4 @@
-"""`partita serve`: start the server on the embedded store."""
+"""`partita serve`: start the server on the embedded store (and the client commands of cli_admin)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+from .cli_admin import add_commands, parse_duration, run_clock, run_streams
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,6 +59,22 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="close connections idle this long (default 60)",
     )
+    serve.add_argument(
+        "--clock-offset",
+        type=parse_duration,
+        default=None,
+        metavar="SECONDS",
+        help="start the server clock this far ahead of wall time (TTL, streams; kept by a --data-dir store)",
+    )
+    serve.add_argument(
+        "--ttl-delay",
+        type=parse_duration,
+        default=0.0,
+        metavar="SECONDS",
+        help="delete expired items this long after they expire (default 0: within about a second; "
+        "DynamoDB takes up to 48 hours, 172800)",
+    )
+    add_commands(commands)
     return parser
 
 
@@ -103,13 +121,25 @@ def serve(args: argparse.Namespace) -> None:
     shown = f"[{host}]" if ":" in host else host
     line = f"Partita serving DynamoDB at http://{shown}:{port}"
     if args.workers == 1:
-        _serve_in_process(args, sock, open_store(data_dir), line)
+        store = open_store(data_dir)
+        _set_clock(args, store)
+        _serve_in_process(args, sock, store, line)
         return
     # Create the file and switch it to WAL once, before any worker opens it.
-    open_store(data_dir).close()
+    store = open_store(data_dir)
+    _set_clock(args, store)
+    store.close()
     _import_server_modules(args.http)  # imported once, shared by the forked workers
     print(line, flush=True)
     sys.exit(_supervise(args, sock))
+
+
+def _set_clock(args: argparse.Namespace, store: Any) -> None:
+    """`--clock-offset`: set once, before any worker serves (the offset lives in the store)."""
+    if args.clock_offset is not None:
+        from .engine.clock import Clock
+
+        Clock(store).set_offset(args.clock_offset)
 
 
 def _import_server_modules(http: str) -> None:
@@ -125,15 +155,16 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
     from .engine.engine import Engine
     from .protocol.app import PartitaApp
 
+    engine = None
     try:
-        app = PartitaApp(
-            Engine(
-                store,
-                args.region,
-                item_collection_limit=args.item_collection_limit,
-                gsi_lag_ms=args.gsi_lag_ms,
-            )
+        engine = Engine(
+            store,
+            args.region,
+            item_collection_limit=args.item_collection_limit,
+            gsi_lag_ms=args.gsi_lag_ms,
+            ttl_delay=args.ttl_delay,
         )
+        app = PartitaApp(engine)
         if args.http == "uvicorn":
             import uvicorn
 
@@ -159,6 +190,8 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 print(line, flush=True)
             run(app, sock, keep_alive_timeout=args.keep_alive_timeout)
     finally:
+        if engine is not None:
+            engine.duties.stop()
         store.close()
 
 
@@ -241,5 +274,9 @@ def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         serve(args)
+    elif args.command == "clock":
+        run_clock(args)
+    elif args.command == "streams":
+        run_streams(args)
     else:  # pragma: no cover - argparse rejects unknown commands
         sys.exit(2)

@@ -49,7 +49,7 @@ def test_model_operation_not_implemented_names_itself(ddb: Any) -> None:
 
 
 def test_missing_and_foreign_target(endpoint: str) -> None:
-    for target in (None, "DynamoDBStreams_20120810.ListStreams", "ListTables", "DynamoDB_20120810"):
+    for target in (None, "DynamoDBStreams_20120810", "ListTables", "DynamoDB_20120810", "Kinesis_20131202.ListStreams"):
         response = raw_request(endpoint, None, {}, headers={"X-Amz-Target": target})
         assert response.status == 400, target
         assert response.json() == {"__type": CORAL + "UnknownOperationException"}, target

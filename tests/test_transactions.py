@@ -410,7 +410,7 @@ def test_token_expires_after_its_window() -> None:
         "TableName": "t", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST",
     })
-    ops = TransactionOps(store, WriteRules(), token_window_ms=200)
+    ops = TransactionOps(store, WriteRules(), engine.clock, token_window_ms=200)
     table = engine.tables.get("t")
     update = bind_update(parse_update("ADD n :one"), {}, {":one": N(1)})
     token = ClientToken("tok", "digest")

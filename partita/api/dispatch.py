@@ -7,9 +7,9 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, control, items, reads, tables, tags, transactions
+from . import batch, control, items, reads, streams, tables, tags, transactions, ttl
 from .arns import resolve_table_arns
-from .validation.shapes import is_model_operation, validate_request
+from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
 
@@ -38,33 +38,66 @@ OPERATIONS: dict[str, Handler] = {
     "PutResourcePolicy": control.put_resource_policy,
     "GetResourcePolicy": control.get_resource_policy,
     "DeleteResourcePolicy": control.delete_resource_policy,
-    # Answered from the request's Host header, see `handle`.
-    "DescribeEndpoints": lambda engine, request: control.describe_endpoints(""),
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
+}
+
+#: Operations answered from the request's Host header rather than the store.
+HOST_OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "DescribeEndpoints": control.describe_endpoints,
 }
 
 
-def handle(engine: Engine, operation: str, request: Any, host: bytes | None = None) -> dict[str, Any]:
+#: DynamoDB Streams' operations, served on the same endpoint (`DynamoDBStreams_20120810.*`).
+STREAM_OPERATIONS: dict[str, Handler] = {
+    "ListStreams": streams.list_streams,
+    "DescribeStream": streams.describe_stream,
+    "GetShardIterator": streams.get_shard_iterator,
+    "GetRecords": streams.get_records,
+}
+
+STREAMS_SERVICE = "DynamoDBStreams_20120810"
+
+
+def handle(
+    engine: Engine,
+    operation: str,
+    request: Any,
+    service: str = "DynamoDB_20120810",
+    host: bytes | None = None,
+) -> dict[str, Any]:
     """Run one operation; `host` is the request's Host header, which DescribeEndpoints reports."""
-    handler = OPERATIONS.get(operation)
+    if service == STREAMS_SERVICE:
+        table, model = STREAM_OPERATIONS, STREAMS
+    else:
+        table, model = OPERATIONS, DYNAMODB
+    handler = table.get(operation)
     if handler is None:
-        raise _unknown(operation)
+        by_host = HOST_OPERATIONS.get(operation) if model == DYNAMODB else None
+        if by_host is None:
+            raise _unknown(operation, model)
+        if request is None:
+            raise SerializationException()
+        validate_request(operation, request, model)
+        return by_host((host or b"").decode("latin-1"))
+    if handler is None:
+        raise _unknown(operation, model)
     if request is None:
         raise SerializationException()
-    validate_request(operation, request)
-    if operation == "DescribeEndpoints":
-        return control.describe_endpoints((host or b"").decode("latin-1"))
-    resolve_table_arns(operation, request, engine.region)
+    validate_request(operation, request, model)
+    if model == DYNAMODB:
+        resolve_table_arns(operation, request, engine.region)
     return handler(engine, request)
 
 
-def _unknown(operation: str) -> UnknownOperationException:
+def _unknown(operation: str, model: str = DYNAMODB) -> UnknownOperationException:
     """An operation DynamoDB has but Partita lacks names itself; a made-up one gets no message.
 
     The real service answers an unknown target with no message at all, which
     SDKs show as a blank error; for an operation in the service model the
     caller deserves to learn that it is Partita's gap, not their typo.
     """
-    if is_model_operation(operation):
+    if is_model_operation(operation, model):
         return UnknownOperationException(
             f"An unknown operation was requested: Partita does not implement {operation} yet."
         )

@@ -5,16 +5,22 @@ from __future__ import annotations
 from ..storage.base import Store
 from .batch import BatchOps
 from .catalog import Catalog
+from .clock import Clock
 from .control.backups import BackupOps
 from .control.policies import PolicyOps
+from .duties import Duties
 from .gsi_lag import GsiLag
 from .index_jobs import IndexJobs
 from .items import ItemOps
 from .reads import ReadOps
+from .streams.reader import StreamReader
+from .streams.records import StreamWriter
+from .streams.trim import StreamTrimmer
 from .table_updates import TableUpdates
 from .tables import TableOps
 from .tags import TagOps
 from .transactions import TransactionOps
+from .ttl import TimeToLive
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
@@ -26,24 +32,35 @@ class Engine:
         *,
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
         gsi_lag_ms: int = 0,
+        ttl_delay: float = 0.0,
+        background: bool = True,
     ) -> None:
         self.store = store
         self.region = region
-        self.gsi_lag = GsiLag(gsi_lag_ms) if gsi_lag_ms > 0 else None
+        self.ttl_delay = ttl_delay
+        self.clock = Clock(store)
+        self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
-        self.tables = TableOps(store, self.catalog, region)
-        rules = WriteRules(item_collection_limit, self.gsi_lag)
+        self.tables = TableOps(store, self.catalog, region, self.clock)
+        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
         self.items = ItemOps(store, self.tables, rules)
         self.batch = BatchOps(store, rules)
-        self.transactions = TransactionOps(store, rules)
+        self.transactions = TransactionOps(store, rules, self.clock)
         self.reads = ReadOps(store)
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)
-        self.backups = BackupOps(store, self.catalog)
-        self.policies = PolicyOps(store, self.catalog, region)
+        self.backups = BackupOps(store, self.catalog, self.clock)
+        self.policies = PolicyOps(store, self.catalog, region, self.clock)
+        self.streams = StreamReader(store, self.clock)
+        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay)
+        self.duties = Duties(store)
+        self.duties.add(self.ttl.run)
+        self.duties.add(StreamTrimmer(store, self.clock).run)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
+        if background:
+            self.duties.start()
 
     def settle_global_indexes(self) -> None:
         """Apply GSI changes whose lag has passed (a no-op without --gsi-lag-ms)."""
@@ -51,4 +68,5 @@ class Engine:
             self.gsi_lag.apply_due(self.store)
 
     def close(self) -> None:
+        self.duties.stop()
         self.store.close()

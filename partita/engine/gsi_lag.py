@@ -11,19 +11,20 @@ DescribeTable counts them. Local indexes stay synchronous, as on DynamoDB.
 from __future__ import annotations
 
 import struct
-import time
 
 import orjson
 
 from ..storage.base import Store, WriteTxn
+from .clock import Clock
 
 PENDING_SPACE = b"\x02"
 _SEQUENCE_ROW = b"\x00seq-gsi-lag"
 
 
 class GsiLag:
-    def __init__(self, lag_ms: int) -> None:
+    def __init__(self, lag_ms: int, clock: Clock) -> None:
         self.lag_ms = lag_ms
+        self._clock = clock
 
     def defer(self, txn: WriteTxn, key: bytes, value: bytes | None, weight: int) -> None:
         """Queue one index row put (value) or delete (None), due lag_ms from now.
@@ -35,13 +36,13 @@ class GsiLag:
         raw = txn.get(_SEQUENCE_ROW)
         seq = 1 if raw is None else int(raw) + 1
         txn.put(_SEQUENCE_ROW, str(seq).encode())
-        due = int(time.time() * 1000) + self.lag_ms
+        due = int(self._clock.now() * 1000) + self.lag_ms
         pending = PENDING_SPACE + struct.pack(">QQ", due, seq)
         txn.put(pending, orjson.dumps([key.hex(), None if value is None else value.decode(), weight]))
 
     def apply_due(self, store: Store) -> None:
         """Apply every queued mutation whose time has come, oldest first."""
-        now = int(time.time() * 1000)
+        now = int(self._clock.now() * 1000)
         end = PENDING_SPACE + struct.pack(">QQ", now + 1, 0)
         if next(iter(store.range(PENDING_SPACE, end, limit=1)), None) is None:
             return

@@ -8,7 +8,6 @@ the index CREATING / DELETING here; `index_jobs` does the work.
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException
@@ -17,6 +16,7 @@ from .catalog import Catalog
 from .control import throughput as warm
 from .index_jobs import IndexJobs
 from .schema import Table
+from .streams.lifecycle import sync_stream
 from .tables import TableOps, describe_sse, enable_stream, index_document
 
 INVALID = "One or more parameter values were invalid: "
@@ -119,8 +119,9 @@ def _check_billing(table: Table, request: dict[str, Any]) -> str:
     return billing
 
 
-def _apply_table_settings(description: dict[str, Any], request: dict[str, Any], billing: str, region: str) -> None:
-    now = time.time()
+def _apply_table_settings(
+    description: dict[str, Any], request: dict[str, Any], billing: str, region: str, now: float
+) -> None:
     summary = description["BillingModeSummary"]
     if billing != summary["BillingMode"]:
         summary["BillingMode"] = billing
@@ -236,7 +237,9 @@ class TableUpdates:
                     _check_existing(table, update.get("Delete") or update["Update"],
                                     "delete" if "Delete" in update else "update")
             description = copy.deepcopy(table.description)
-            _apply_table_settings(description, request, billing, self._tables.region)
+            now = self._tables.clock.now()
+            _apply_table_settings(description, request, billing, self._tables.region, now)
+            sync_stream(txn, table.description, description, now)
             _merge_definitions(description, request)
             _apply_index_updates(description, updates)
             updated = Table.from_description(description, table.table_id)

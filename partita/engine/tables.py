@@ -13,9 +13,12 @@ from typing import Any
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store
 from .catalog import Catalog
+from .clock import Clock
 from .control import throughput
 from .keys import prefix_successor
 from .schema import Table
+from .streams.lifecycle import sync_stream
+from .ttl_index import table_range as ttl_rows
 
 ACCOUNT_ID = "000000000000"
 
@@ -51,12 +54,28 @@ def describe_sse(description: dict[str, Any], sse: dict[str, Any] | None, region
         description.pop("SSEDescription", None)
 
 
+def stream_label(now: float, previous: str | None = None) -> str:
+    """An ISO-8601 label with milliseconds (`2026-12-01T15:17:45.123`), later than `previous`.
+
+    Labels name streams in their ARNs, so a table that re-enables its stream
+    within one millisecond still gets a new label.
+    """
+    millis = int(now * 1000)
+    while True:
+        seconds, ms = divmod(millis, 1000)
+        label = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}"
+        if previous is None or label > previous:
+            return label
+        millis += 1
+
+
 def enable_stream(description: dict[str, Any], stream: dict[str, Any], now: float) -> None:
     """A new stream: its specification, label and ARN as DescribeTable reports them.
 
-    Stream records themselves are not produced yet (see docs/decisions.md).
+    The stream itself (shards, records) is opened by `engine.streams` in the
+    same transaction.
     """
-    label = time.strftime("%Y-%m-%dT%H:%M:%S.000", time.gmtime(now))
+    label = stream_label(now, description.get("LatestStreamLabel"))
     description["StreamSpecification"] = stream
     description["LatestStreamLabel"] = label
     description["LatestStreamArn"] = f"{description['TableArn']}/stream/{label}"
@@ -74,10 +93,11 @@ def _not_found(name: str) -> ResourceNotFoundException:
 
 
 class TableOps:
-    def __init__(self, store: Store, catalog: Catalog, region: str) -> None:
+    def __init__(self, store: Store, catalog: Catalog, region: str, clock: Clock | None = None) -> None:
         self._store = store
         self._catalog = catalog
         self.region = region
+        self.clock = Clock(store) if clock is None else clock
 
     def arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
@@ -94,12 +114,13 @@ class TableOps:
                 raise ResourceInUseException(f"Table already exists: {name}")
             table_id = self._catalog.next_table_id(txn)
             description = self._describe_new(request, table_id)
+            sync_stream(txn, None, description, description["CreationDateTime"])
             self._catalog.put(txn, Table.from_description(description, table_id))
         return {**description, "TableStatus": "CREATING"}
 
     def _describe_new(self, request: dict[str, Any], table_id: int) -> dict[str, Any]:
         name = request["TableName"]
-        now = time.time()
+        now = self.clock.now()
         billing = request.get("BillingMode", "PROVISIONED")
         provisioned = request.get("ProvisionedThroughput") or {}
         description: dict[str, Any] = {
@@ -206,6 +227,8 @@ class TableOps:
             out = self.public(table, live_counts=False)
             count, size = txn.stats(*table.data_range())
             txn.delete_range(*table.all_rows_range())
+            txn.delete_range(*ttl_rows(table.table_id))
+            sync_stream(txn, table.description, None, self.clock.now())  # readable for 24 h more
             self._catalog.delete(txn, name)
         out.update(TableStatus="DELETING", ItemCount=count, TableSizeBytes=size)
         for member in _OMITTED_WHEN_DELETING:

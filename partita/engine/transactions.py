@@ -23,7 +23,6 @@ worker process, and is recorded exactly when the transaction committed.
 from __future__ import annotations
 
 import struct
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,7 @@ from ..errors import (
 from ..storage.base import ReadView, Store, WriteTxn
 from .batch import BatchGetResult, KeyRead, read_keys
 from .capacity import Consumed, read_units
+from .clock import Clock
 from .items import ItemAction, resolve, store, write_capacity
 from .writes import WriteRules
 
@@ -136,8 +136,9 @@ class _Tokens:
     expiry so that old ones are purged a few at a time.
     """
 
-    def __init__(self, window_ms: int) -> None:
+    def __init__(self, window_ms: int, clock: Clock) -> None:
         self.window_ms = window_ms
+        self._clock = clock
 
     @staticmethod
     def _row(token: str) -> bytes:
@@ -153,7 +154,7 @@ class _Tokens:
         if raw is None:
             return None
         record = orjson.loads(raw)
-        if record["expires"] <= time.time() * 1000:
+        if record["expires"] <= self._clock.now() * 1000:
             return None
         if record["digest"] != token.digest:
             raise IdempotentParameterMismatchException(TOKEN_MISMATCH)
@@ -161,7 +162,7 @@ class _Tokens:
         return collection_bytes
 
     def remember(self, txn: WriteTxn, token: ClientToken, collection_bytes: list[int | None]) -> None:
-        now = int(time.time() * 1000)
+        now = int(self._clock.now() * 1000)
         self._purge(txn, now)
         expires = now + self.window_ms
         record = {"digest": token.digest, "expires": expires, "collections": collection_bytes}
@@ -180,10 +181,12 @@ class _Tokens:
 
 
 class TransactionOps:
-    def __init__(self, store: Store, rules: WriteRules, token_window_ms: int = TOKEN_WINDOW_MS) -> None:
+    def __init__(
+        self, store: Store, rules: WriteRules, clock: Clock, token_window_ms: int = TOKEN_WINDOW_MS
+    ) -> None:
         self._store = store
         self._rules = rules
-        self._tokens = _Tokens(token_window_ms)
+        self._tokens = _Tokens(token_window_ms, clock)
 
     def write(self, actions: list[ItemAction], token: ClientToken | None = None) -> TransactWriteResult:
         """Run every action or none, in one store write transaction."""

@@ -1,7 +1,8 @@
 """The one place an item is stored: its table row and every index entry, in one commit.
 
 Every write path (PutItem, UpdateItem, DeleteItem, batches, transactions,
-TTL) ends here, so indexes can never drift from their table. It also
+TTL) ends here, so indexes, the TTL expiry index and the stream can never
+drift from their table. It also
 reports the index write units DynamoDB charges: an item entering or leaving
 an index costs one write of its index entry, a changed index key costs two
 (the old entry deleted, the new one put), a changed projection costs one,
@@ -11,7 +12,7 @@ and an index the write does not touch costs nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -21,7 +22,11 @@ from .capacity import write_units
 from .gsi_lag import GsiLag
 from .keys import encode_partition, partition_hash, prefix_successor
 from .schema import Index, Table
+from .ttl_index import index_expiry
 from .values import item_size
+
+if TYPE_CHECKING:
+    from .streams.records import StreamWriter
 
 Item = dict[str, dict[str, Any]]
 #: DynamoDB caps an item collection of a table with a local index at 10 GB.
@@ -77,6 +82,8 @@ class WriteRules:
 
     collection_limit: int = ITEM_COLLECTION_LIMIT
     gsi_lag: GsiLag | None = None
+    #: Writes the stream records of tables with an enabled stream (None: no streams).
+    streams: StreamWriter | None = None
 
 
 def _put_row(txn: WriteTxn, lag: GsiLag | None, key: bytes, value: bytes, weight: int) -> None:
@@ -135,12 +142,15 @@ def store_item(
     new: Item | None,
     rules: WriteRules = WriteRules(),
     new_size: int | None = None,
+    identity: dict[str, str] | None = None,
 ) -> WriteEffects:
     """Replace `old` by `new` (None = absent) at `row`, keeping every index exact.
 
     On a table with a local index, a write that leaves its item collection
     over the limit raises, and the caller's transaction rolls back: nothing
-    of it is written.
+    of it is written. A change (not a write that leaves the item as it was)
+    on a table with a stream adds its stream record to the same commit;
+    `identity` is the record's userIdentity (TTL deletions).
     """
     if new is None:
         if old is not None:
@@ -157,6 +167,13 @@ def store_item(
         effects.collection_bytes = collection_bytes(txn, table, subject)
         if new is not None and effects.collection_bytes > rules.collection_limit:
             raise ItemCollectionSizeLimitExceededException("Collection size exceeded.")
+    description = table.description
+    ttl = description.get("_TimeToLive")
+    if ttl is not None and ttl["status"] == "ENABLED":
+        index_expiry(txn, table.table_id, ttl["attribute"], row, old, new)
+    stream = description.get("_Stream")
+    if stream is not None and rules.streams is not None and old != new:
+        rules.streams.record(txn, table, stream, old, new, new_size, identity)
     return effects
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from ..admin import PREFIX as ADMIN_PREFIX
+from ..admin import answer as admin_answer
 from ..api.dispatch import handle
 from ..engine.engine import Engine
 from ..errors import (
@@ -31,7 +33,7 @@ log = logging.getLogger("partita")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 JSON_TYPES = (b"application/x-amz-json-1.0", b"application/json")
-TARGET_PREFIXES = ("DynamoDB_20120810.",)
+TARGET_PREFIXES = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
 _UNKNOWN_XML = b"<UnknownOperationException/>\n"
 # What every SDK sends; a match passes the checks below without parsing (a
 # fast path, ~1.5 us a request). Values are printable ASCII without space or
@@ -145,9 +147,10 @@ class PartitaApp:
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
-        await _send(send, *self.answer(scope["method"], _headers(scope), b"".join(chunks)))
+        path = scope.get("raw_path") or scope.get("path", "/").encode("latin-1")
+        await _send(send, *self.answer(scope["method"], _headers(scope), b"".join(chunks), path))
 
-    def answer(self, method: str, headers: dict[bytes, bytes], body: bytes) -> Answer:
+    def answer(self, method: str, headers: dict[bytes, bytes], body: bytes, path: bytes = b"/") -> Answer:
         """Answer one complete HTTP request: (status, payload, content type or None).
 
         The one definition of what Partita answers at the HTTP level, shared
@@ -155,6 +158,8 @@ class PartitaApp:
         servers behave the same byte for byte (apart from headers a server
         adds itself, such as Date). `headers` has lower-case names.
         """
+        if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
+            return admin_answer(self.engine, method, path, body)
         if method == "GET" and not body:
             return 200, HEALTH_TEXT, b"text/plain"
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
@@ -186,8 +191,8 @@ class PartitaApp:
         if service + "." not in TARGET_PREFIXES or not operation:
             raise UnknownOperationException()
         _check_auth(headers)
-        # control: the Host header goes down for DescribeEndpoints (its Address).
-        return handle(self.engine, operation, request, headers.get(b"host"))
+        # The Host header goes down for DescribeEndpoints (its Address).
+        return handle(self.engine, operation, request, service, headers.get(b"host"))
 
 
 def response_headers(payload: bytes, content_type: bytes | None) -> list[tuple[bytes, bytes]]:

@@ -178,6 +178,7 @@ class HttpConnection(asyncio.Protocol):
         "_parser",
         "_transport",
         "_headers",
+        "_url",
         "_body",
         "_size",
         "_head_bytes",
@@ -197,6 +198,7 @@ class HttpConnection(asyncio.Protocol):
         self._parser = httptools.HttpRequestParser(self)
         self._transport: asyncio.Transport | None = None
         self._headers: dict[bytes, bytes] = {}
+        self._url = b""
         self._body: list[bytes] = []
         self._size = 0
         self._head_bytes = 0
@@ -284,10 +286,14 @@ class HttpConnection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self._headers = {}
+        self._url = b""
         self._body = []
         self._size = 0
         self._in_message = True
         self._in_head = True
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url  # may arrive in pieces
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._headers[name.lower()] = value
@@ -329,6 +335,7 @@ class HttpConnection(asyncio.Protocol):
             body[0] if len(body) == 1 else b"".join(body),
             parser.should_keep_alive(),
             parser.get_http_version() == "1.0",
+            self._url,
         )
         if self._backlog is not None:
             self._backlog.append(request)
@@ -350,9 +357,9 @@ class HttpConnection(asyncio.Protocol):
             self._write_and_close(item[1])
 
     def _answer(self, request: tuple[Any, ...]) -> None:
-        _, method, headers, body, keep_alive, http10 = request
+        _, method, headers, body, keep_alive, http10, url = request
         self._in_message = False
-        status, payload, content_type = self._app.answer(method, headers, body)
+        status, payload, content_type = self._app.answer(method, headers, body, url)
         close = not keep_alive or self._server.closing
         self._write(status, payload, content_type, close, http10, method == "HEAD")
         if close:

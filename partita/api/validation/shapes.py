@@ -760,52 +760,53 @@ def _timestamp_leaf(value: Any) -> list[str] | None:
 # Public API.
 # --------------------------------------------------------------------------
 
-_model: dict[str, Any] | None = None
-_compiler: _Compiler | None = None
-_validators: dict[str, ContainerCheck | None] = {}
+#: botocore's service names: DynamoDB's own API and DynamoDB Streams (same JSON protocol).
+DYNAMODB = "dynamodb"
+STREAMS = "dynamodbstreams"
+_models: dict[str, tuple[dict[str, Any], _Compiler]] = {}
+#: Compiled validators per service; DynamoDB's own dict is the hot path's.
+_validators_by_service: dict[str, dict[str, ContainerCheck | None]] = {DYNAMODB: {}, STREAMS: {}}
+_validators = _validators_by_service[DYNAMODB]
 
 
-def _load() -> _Compiler:
-    global _model, _compiler
-    if _compiler is None:
+def _load(service: str = DYNAMODB) -> tuple[dict[str, Any], _Compiler]:
+    try:
+        return _models[service]
+    except KeyError:
         from botocore.loaders import Loader
 
-        _model = Loader().load_service_model("dynamodb", "service-2")
-        _compiler = _Compiler(_model)
-    return _compiler
+        model = Loader().load_service_model(service, "service-2")
+        _models[service] = model, _Compiler(model)
+        return _models[service]
 
 
-def known_operations() -> list[str]:
+def known_operations(service: str = DYNAMODB) -> list[str]:
     """Every operation name in the model (for warming at start-up)."""
-    _load()
-    assert _model is not None
-    return list(_model["operations"])
+    return list(_load(service)[0]["operations"])
 
 
-def is_model_operation(operation: str) -> bool:
-    """Whether DynamoDB's service model has ``operation`` (implemented here or not)."""
-    _load()
-    assert _model is not None
-    return operation in _model["operations"]
+def is_model_operation(operation: str, service: str = DYNAMODB) -> bool:
+    """Whether the service model has ``operation`` (implemented here or not)."""
+    return operation in _load(service)[0]["operations"]
 
 
-def compile_operation(operation: str) -> ContainerCheck | None:
+def compile_operation(operation: str, service: str = DYNAMODB) -> ContainerCheck | None:
     """The compiled validator for ``operation``; None for an unknown operation or one without input."""
+    validators = _validators_by_service[service]
     try:
-        return _validators[operation]
+        return validators[operation]
     except KeyError:
         pass
-    compiler = _load()
-    assert _model is not None
-    op = _model["operations"].get(operation)
+    model, compiler = _load(service)
+    op = model["operations"].get(operation)
     fn = None
     if op is not None and "input" in op:
         fn = compiler.container(op["input"]["shape"], _FIELD)
-    _validators[operation] = fn
+    validators[operation] = fn
     return fn
 
 
-def validate_request(operation: str, body: object) -> None:
+def validate_request(operation: str, body: object, service: str = DYNAMODB) -> None:
     """Check ``body`` (parsed JSON) against ``operation``'s input shape.
 
     Raises SerializationException for a JSON value of the wrong kind (first
@@ -813,9 +814,9 @@ def validate_request(operation: str, body: object) -> None:
     violations. Unknown members and operations pass silently: dispatching an
     unknown target is the protocol layer's answer, not ours.
     """
-    fn = _validators.get(operation)
+    fn = _validators_by_service[service].get(operation)
     if fn is None:
-        fn = compile_operation(operation)
+        fn = compile_operation(operation, service)
         if fn is None:
             return
     if body.__class__ is not dict:

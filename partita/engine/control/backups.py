@@ -15,8 +15,8 @@ from typing import Any
 from ...errors import DynamoDBError
 from ...storage.base import Store
 from ..catalog import Catalog
+from ..clock import Clock
 from ..schema import Table
-from .time import now
 
 DEFAULT_RECOVERY_DAYS = 35
 LATEST_RESTORABLE_LAG = 300.0
@@ -32,14 +32,13 @@ def _not_found(name: str) -> TableNotFoundException:
     return TableNotFoundException(f"Table not found: {name}")
 
 
-def describe(description: dict[str, Any]) -> dict[str, Any]:
+def describe(description: dict[str, Any], current: float) -> dict[str, Any]:
     """ContinuousBackupsDescription for a table document (backups are always on, as on DynamoDB)."""
     pitr = description.get("_PointInTimeRecovery")
     if not pitr:
         return {"ContinuousBackupsStatus": "ENABLED",
                 "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"}}
     days = pitr["RecoveryPeriodInDays"]
-    current = now()
     earliest = max(pitr["EnabledAt"], current - days * _DAY)
     latest = max(earliest, current - LATEST_RESTORABLE_LAG)
     return {
@@ -54,15 +53,16 @@ def describe(description: dict[str, Any]) -> dict[str, Any]:
 
 
 class BackupOps:
-    def __init__(self, store: Store, catalog: Catalog) -> None:
+    def __init__(self, store: Store, catalog: Catalog, clock: Clock) -> None:
         self._store = store
         self._catalog = catalog
+        self._clock = clock
 
     def describe(self, name: str) -> dict[str, Any]:
         table = self._catalog.get(name)
         if table is None:
             raise _not_found(name)
-        return describe(table.description)
+        return describe(table.description, self._clock.now())
 
     def update(self, name: str, spec: dict[str, Any]) -> dict[str, Any]:
         """Turn point-in-time recovery on or off; enabling again keeps the window, a new period applies."""
@@ -72,10 +72,10 @@ class BackupOps:
                 raise _not_found(name)
             description = copy.deepcopy(table.description)
             if spec["PointInTimeRecoveryEnabled"]:
-                current = description.get("_PointInTimeRecovery") or {"EnabledAt": now()}
+                current = description.get("_PointInTimeRecovery") or {"EnabledAt": self._clock.now()}
                 current["RecoveryPeriodInDays"] = spec.get("RecoveryPeriodInDays") or DEFAULT_RECOVERY_DAYS
                 description["_PointInTimeRecovery"] = current
             else:
                 description.pop("_PointInTimeRecovery", None)
             self._catalog.put(txn, Table.from_description(description, table.table_id))
-        return describe(description)
+        return describe(description, self._clock.now())

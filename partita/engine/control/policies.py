@@ -18,9 +18,9 @@ import orjson
 from ...errors import DynamoDBError, ResourceNotFoundException, ValidationException
 from ...storage.base import Store
 from ..catalog import Catalog
+from ..clock import Clock
 from ..schema import Table
 from .arns import invalid_resource_arn, parse
-from .time import now
 
 MAX_POLICY_BYTES = 20 * 1024
 NO_POLICY = "NO_POLICY"
@@ -50,10 +50,11 @@ def check_document(policy: str) -> None:
 
 
 class PolicyOps:
-    def __init__(self, store: Store, catalog: Catalog, region: str) -> None:
+    def __init__(self, store: Store, catalog: Catalog, region: str, clock: Clock) -> None:
         self._store = store
         self._catalog = catalog
         self._region = region
+        self._clock = clock
 
     def _target(self, arn: str) -> str:
         parsed = parse(arn, self._region)
@@ -86,7 +87,7 @@ class PolicyOps:
             _check_expected(table, arn, current, expected)
             if current is not None and current["Policy"] == document:
                 return str(current["RevisionId"])
-            revision = _next_revision(current)
+            revision = _next_revision(current, self._clock.now())
             self._save(txn, table, arn, {"Policy": document, "RevisionId": revision})
         return revision
 
@@ -139,9 +140,9 @@ def _check_expected(table: Table, arn: str, current: dict[str, Any] | None, expe
         )
 
 
-def _next_revision(current: dict[str, Any] | None) -> str:
+def _next_revision(current: dict[str, Any] | None, now: float) -> str:
     """A revision id later than the current one, so string and numeric order agree."""
-    revision = int(now() * 1_000_000)
+    revision = int(now * 1_000_000)
     if current is not None:
         revision = max(revision, int(current["RevisionId"]) + 1)
     return str(revision)
