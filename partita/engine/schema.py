@@ -77,22 +77,18 @@ class Index:
     key_names: tuple[str, ...] = field(init=False)
     #: More than one HASH or more than one RANGE attribute.
     multi: bool = field(init=False)
+    #: The first HASH and RANGE attributes: the whole key of a single-attribute
+    #: index (plain fields, not properties: the write and Query paths read them).
+    hash_key: KeyAttribute = field(init=False)
+    range_key: KeyAttribute | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = b""
         self.key_attributes = self.hash_keys + self.range_keys
         self.key_names = tuple(a.name for a in self.key_attributes)
         self.multi = len(self.hash_keys) > 1 or len(self.range_keys) > 1
-
-    @property
-    def hash_key(self) -> KeyAttribute:
-        """The first HASH attribute: the whole partition key of a single-attribute index."""
-        return self.hash_keys[0]
-
-    @property
-    def range_key(self) -> KeyAttribute | None:
-        """The first RANGE attribute (None when there is none)."""
-        return self.range_keys[0] if self.range_keys else None
+        self.hash_key = self.hash_keys[0]
+        self.range_key = self.range_keys[0] if self.range_keys else None
 
     def covers(self, item: Item) -> bool:
         """Sparse indexes: an item without every index key attribute is not in the index.
