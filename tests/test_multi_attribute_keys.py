@@ -443,9 +443,18 @@ def test_query_on_empty_key_value_and_filters_on_key_attributes(ddb: Any, loaded
     assert ids(out["Items"]) == EXPECTED[5:] and out["ScannedCount"] == len(EXPECTED)
 
 
-def test_too_many_conditions_on_single_attribute_keys(ddb: Any, loaded: str) -> None:
+def test_too_many_conditions_on_single_attribute_keys(ddb: Any, table_name: str) -> None:
+    ddb.create_table(TableName=table_name, KeySchema=[key("id", "HASH")], BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[attr("id"), attr("a"), attr("b")],
+                     GlobalSecondaryIndexes=[multi_gsi("single", ["a"], ["b"])])
+    for extra in ({}, {"IndexName": "single"}):
+        with pytest.raises(ClientError) as excinfo:
+            ddb.query(TableName=table_name, KeyConditionExpression="a = :a AND b = :a AND y = :a",
+                      ExpressionAttributeValues={":a": {"S": "1"}}, **extra)
+        assert error_of(excinfo) == ("ValidationException", "Conditions can be of length 1 or 2 only")
+    nine = " AND ".join(f"k{i} = :a" for i in range(9))
     with pytest.raises(ClientError) as excinfo:
-        ddb.query(TableName=loaded, KeyConditionExpression="id = :a AND x = :a AND y = :a",
+        ddb.query(TableName="no-such-table", IndexName="any", KeyConditionExpression=nine,
                   ExpressionAttributeValues={":a": {"S": "1"}})
     assert error_of(excinfo) == ("ValidationException", "Conditions can be of length 1 or 2 only")
 
