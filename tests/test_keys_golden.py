@@ -247,7 +247,7 @@ def test_tuple_encoding_sorts_like_python_tuples(pair: tuple[list[tuple[str, str
     ea = encode_tuple(tuple((t, v) for t, v, _ in a))
     eb = encode_tuple(tuple((t, v) for t, v, _ in b))
     ka, kb = tuple(x for _, _, x in a), tuple(x for _, _, x in b)
-    assert (ea < eb) == (ka < kb)  # type: ignore[operator]
+    assert (ea < eb) == (ka < kb)
     assert (ea == eb) == (ka == kb)
     if ka != kb:  # self-delimiting: the table key can follow without disturbing the order
         assert not ea.startswith(eb) and not eb.startswith(ea)
