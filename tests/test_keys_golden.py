@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from partita.engine.keys import (
     encode_partition,
     encode_sort,
+    encode_tuple,
     partition_hash,
     prefix_successor,
+    tuple_hash,
 )
 
 # --- golden values ----------------------------------------------------------------------
@@ -81,6 +83,31 @@ def test_partition_hash_is_md5_of_the_salted_key_bytes() -> None:
     # Numbers hash in their normalized value, whatever the wire spelling.
     assert partition_hash("N", "1E2") == partition_hash("N", "100")
     assert partition_hash("N", "-0") == partition_hash("N", "0")
+
+
+# Multi-attribute GSI keys: each component in its partition encoding, concatenated;
+# the hash of several HASH attributes is MD5("Outliers" + that concatenation).
+TUPLE_GOLDEN = [
+    ((("S", "a"), ("N", "1")), "61000103810200", "95d719e5b71d7da9"),
+    ((("S", "ab"), ("S", "c")), "61620001630001", "05d1a965e32f8cae"),
+    ((("S", "a"), ("S", "bc")), "61000162630001", "820cd02ed0cca955"),
+    ((("B", "AAH/"), ("N", "-123"), ("S", "x")), "00ff01ff0001017dfde7ff780001", "2a0b3f9527013b9e"),
+]
+
+
+@pytest.mark.parametrize(("parts", "hex_", "hash_hex"), TUPLE_GOLDEN)
+def test_tuple_encoding_and_hash_golden(parts: tuple[tuple[str, str], ...], hex_: str, hash_hex: str) -> None:
+    assert encode_tuple(parts).hex() == hex_
+    assert tuple_hash(parts).hex() == hash_hex
+    assert tuple_hash(parts) == hashlib.md5(b"Outliers" + bytes.fromhex(hex_)).digest()[:8]
+
+
+def test_one_component_tuple_is_the_single_attribute_format() -> None:
+    """An index with one HASH and one RANGE attribute keeps the single-attribute bytes."""
+    for type_, value, hex_ in PARTITION_GOLDEN:
+        assert encode_tuple(((type_, value),)).hex() == hex_
+    for type_, value, hex_ in HASH_GOLDEN:
+        assert tuple_hash(((type_, value),)).hex() == hex_
 
 
 def test_prefix_successor() -> None:
@@ -189,3 +216,38 @@ def test_prefix_successor_bounds_the_prefix_range(prefix: bytes, tail: bytes) ->
     if end is not None:
         assert key < end
         assert end > prefix
+
+
+# --- multi-attribute keys: tuple order ------------------------------------------------------
+
+
+def _component(kind: str) -> st.SearchStrategy[tuple[str, str, object]]:
+    """(type, wire value, Python value whose order is DynamoDB's order for that type)."""
+    if kind == "S":
+        return st.text(max_size=6).map(lambda t: ("S", t, t.encode("utf-8")))
+    if kind == "B":
+        return st.binary(max_size=6).map(lambda b: ("B", base64.b64encode(b).decode(), b))
+    return dynamo_numbers().map(lambda n: ("N", as_text(n), n))
+
+
+@st.composite
+def key_tuples(draw: st.DrawFn) -> tuple[list[tuple[str, str, object]], list[tuple[str, str, object]]]:
+    """Two tuples of one schema (1 to 4 components, each of its own type)."""
+    kinds = draw(st.lists(st.sampled_from("SNB"), min_size=1, max_size=4))
+    first = [draw(_component(k)) for k in kinds]
+    # Share a random-length prefix so ties in leading components are common.
+    shared = draw(st.integers(min_value=0, max_value=len(kinds)))
+    second = first[:shared] + [draw(_component(k)) for k in kinds[shared:]]
+    return first, second
+
+
+@given(key_tuples())
+def test_tuple_encoding_sorts_like_python_tuples(pair: tuple[list[tuple[str, str, object]], ...]) -> None:
+    a, b = pair
+    ea = encode_tuple(tuple((t, v) for t, v, _ in a))
+    eb = encode_tuple(tuple((t, v) for t, v, _ in b))
+    ka, kb = tuple(x for _, _, x in a), tuple(x for _, _, x in b)
+    assert (ea < eb) == (ka < kb)
+    assert (ea == eb) == (ka == kb)
+    if ka != kb:  # self-delimiting: the table key can follow without disturbing the order
+        assert not ea.startswith(eb) and not eb.startswith(ea)

@@ -187,10 +187,15 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         terms = rules.key_terms_from_expression(key_condition, expressions.names, expressions.values)
     else:
         terms = _key_conditions(request)
-    rules.check_condition_count(terms)
+    rules.check_condition_count(terms, request.get("IndexName") is not None)
 
     table = _space(engine, request)
-    hash_value, sort = rules.check_query_keys(table, terms, start_key)
+    hash_value: str | tuple[str, ...]
+    equal_ranges: tuple[str, ...] = ()
+    if table.index is not None and table.index.multi:
+        hash_value, equal_ranges, sort = rules.check_multi_query_keys(table, terms, start_key)
+    else:
+        hash_value, sort = rules.check_query_keys(table, terms, start_key)
     filt = _filter_and_projection(request, expressions, query_filter, "QueryFilter")
     rules.check_scalar_keys(table, _projection_nested(filt))
     if filt.legacy_filter is not None:
@@ -207,6 +212,7 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         _spec(request, filt, table),
         forward=request.get("ScanIndexForward", True) is not False,
         start_key=start_key,
+        equal_ranges=equal_ranges,
     )
     return _answer(request, page)
 

@@ -145,6 +145,34 @@ def partition_hash(type_: str, value: str) -> bytes:
     return hashlib.md5(_HASH_SALT + key, usedforsecurity=False).digest()[:8]
 
 
+# --- Multi-attribute keys (GSIs) -----------------------------------------------------
+#
+# A GSI key may have up to 4 HASH and 4 RANGE attributes. Each component is
+# written with :func:`encode_partition`, which is order-preserving and
+# prefix-free, so the concatenation compares like the tuple of values (the first
+# differing component decides, and no component can run into the next). With
+# one component it is exactly the single-attribute encoding.
+
+
+def encode_tuple(parts: tuple[tuple[str, str], ...]) -> bytes:
+    """Bytes of a (type, value) tuple that compare like the tuple, component by component."""
+    return b"".join(encode_partition(type_, value) for type_, value in parts)
+
+
+def tuple_hash(parts: tuple[tuple[str, str], ...]) -> bytes:
+    """The partition hash of a multi-attribute partition key (8 bytes).
+
+    One component hashes as :func:`partition_hash` does, so a one-attribute key
+    keeps its place. Several hash as MD5("Outliers" + :func:`encode_tuple`):
+    every component, typed and self-delimiting, so ("ab", "c") and ("a", "bc")
+    land apart. DynamoDB hashes the combination but does not publish how; see
+    docs/decisions.md, "Multi-attribute keys".
+    """
+    if len(parts) == 1:
+        return partition_hash(*parts[0])
+    return hashlib.md5(_HASH_SALT + encode_tuple(parts), usedforsecurity=False).digest()[:8]
+
+
 def prefix_successor(prefix: bytes) -> bytes | None:
     """The smallest byte string greater than every string starting with ``prefix``.
 

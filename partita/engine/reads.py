@@ -32,7 +32,14 @@ import orjson
 
 from ..storage.base import ReadView, Store
 from .capacity import Consumed, read_units
-from .keys import encode_partition, encode_sort, partition_hash, prefix_successor
+from .keys import (
+    encode_partition,
+    encode_sort,
+    encode_tuple,
+    partition_hash,
+    prefix_successor,
+    tuple_hash,
+)
 from .schema import Index, KeyAttribute, Table
 from .values import item_size
 
@@ -62,10 +69,13 @@ class SortCondition:
 
     ``values`` are the values of the sort key's own type in wire form (the
     string inside ``{"N": ...}`` etc.): one value, or two for BETWEEN.
+    ``type_`` is that type when the condition is on one RANGE attribute of a
+    multi-attribute key (None: the space's own sort key).
     """
 
     op: str
     values: tuple[str, ...]
+    type_: str | None = None
 
 
 @dataclass(slots=True)
@@ -130,16 +140,20 @@ class KeySpace:
             names += tuple(n for n in self.index.key_names if n not in names)
         return names
 
-    def encode_sort(self, value: str) -> bytes:
-        rk = self.range_key
-        assert rk is not None
-        return encode_sort(rk.type, value) if self.index is None else encode_partition(rk.type, value)
+    def encode_sort(self, value: str, type_: str | None = None) -> bytes:
+        if type_ is None:
+            rk = self.range_key
+            assert rk is not None
+            type_ = rk.type
+        return encode_sort(type_, value) if self.index is None else encode_partition(type_, value)
 
-    def sort_prefix(self, value: str) -> bytes:
+    def sort_prefix(self, value: str, type_: str | None = None) -> bytes:
         """The bytes every sort key that begins with `value` starts with."""
-        rk = self.range_key
-        assert rk is not None
-        raw = _raw_sort(rk.type, value)
+        if type_ is None:
+            rk = self.range_key
+            assert rk is not None
+            type_ = rk.type
+        raw = _raw_sort(type_, value)
         return raw if self.index is None else raw.replace(b"\x00", b"\x00\xff")
 
     def after_sort(self, encoded: bytes) -> bytes:
@@ -191,11 +205,12 @@ def sort_range(space: KeySpace, prefix: bytes, cond: SortCondition | None) -> tu
     if cond is None:
         return prefix, end
     op = cond.op
+    type_ = cond.type_
     if op == "BEGINS_WITH":
-        low = prefix + space.sort_prefix(cond.values[0])
+        low = prefix + space.sort_prefix(cond.values[0], type_)
         high = prefix_successor(low)
         return low, end if high is None else high
-    first = prefix + space.encode_sort(cond.values[0])
+    first = prefix + space.encode_sort(cond.values[0], type_)
     if op == "EQ":
         return first, space.after_sort(first)
     if op == "LT":
@@ -207,14 +222,29 @@ def sort_range(space: KeySpace, prefix: bytes, cond: SortCondition | None) -> tu
     if op == "GE":
         return first, end
     if op == "BETWEEN":
-        return first, space.after_sort(prefix + space.encode_sort(cond.values[1]))
+        return first, space.after_sort(prefix + space.encode_sort(cond.values[1], type_))
     raise ValueError(f"not a sort-key operator: {op}")
 
 
-def partition_prefix(space: KeySpace, hash_value: str) -> bytes:
-    """Every row of one item collection (of a table or an index) starts with these bytes."""
-    hk = space.hash_key
-    return space.prefix + partition_hash(hk.type, hash_value) + encode_partition(hk.type, hash_value)
+def partition_prefix(space: KeySpace, hash_value: str | tuple[str, ...]) -> bytes:
+    """Every row of one item collection (of a table or an index) starts with these bytes.
+
+    ``hash_value`` is the partition-key value, or on a multi-attribute index
+    the values of its HASH attributes in schema order.
+    """
+    if isinstance(hash_value, str):
+        hk = space.hash_key
+        return space.prefix + partition_hash(hk.type, hash_value) + encode_partition(hk.type, hash_value)
+    assert space.index is not None
+    parts = tuple((a.type, v) for a, v in zip(space.index.hash_keys, hash_value, strict=True))
+    return space.prefix + tuple_hash(parts) + encode_tuple(parts)
+
+
+def range_prefix(space: KeySpace, values: tuple[str, ...]) -> bytes:
+    """The bytes after the partition prefix shared by every index row whose leading
+    RANGE attributes equal ``values`` (each component is prefix-free)."""
+    assert space.index is not None
+    return encode_tuple(tuple((a.type, v) for a, v in zip(space.index.range_keys, values, strict=False)))
 
 
 def segment_bounds(segment: int, total_segments: int) -> tuple[int, int]:
@@ -244,19 +274,27 @@ class ReadOps:
     def query(
         self,
         space: KeySpace,
-        hash_value: str,
+        hash_value: str | tuple[str, ...],
         sort: SortCondition | None,
         spec: PageSpec,
         *,
         forward: bool = True,
         start_key: Item | None = None,
+        equal_ranges: tuple[str, ...] = (),
     ) -> Page:
         """One page of an item collection, in sort-key order (reversed if not forward).
 
-        ``start_key`` (ExclusiveStartKey) must lie in this collection; the page
-        starts just after it in the direction of reading.
+        On a multi-attribute index ``hash_value`` holds every HASH attribute's
+        value, ``equal_ranges`` the values of the leading RANGE attributes with
+        an equality condition, and ``sort`` the condition on the next one: all
+        of it narrows one contiguous byte range. ``start_key``
+        (ExclusiveStartKey) must lie in this collection; the page starts just
+        after it in the direction of reading.
         """
-        start, end = sort_range(space, partition_prefix(space, hash_value), sort)
+        prefix = partition_prefix(space, hash_value)
+        if equal_ranges:
+            prefix += range_prefix(space, equal_ranges)
+        start, end = sort_range(space, prefix, sort)
         if start_key is not None:
             after = space.position(start_key)
             if forward:

@@ -10,7 +10,14 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from .keys import encode_partition, encode_sort, partition_hash, prefix_successor
+from .keys import (
+    encode_partition,
+    encode_sort,
+    encode_tuple,
+    partition_hash,
+    prefix_successor,
+    tuple_hash,
+)
 
 ROW_SPACE = b"\x01"
 TABLE_INDEX_ID = 0
@@ -28,16 +35,17 @@ def _prefix(table_id: int, index_id: int) -> bytes:
     return ROW_SPACE + struct.pack(">IH", table_id, index_id)
 
 
-def _key_attributes(key_schema: list[dict[str, str]], types: dict[str, str]) -> tuple[KeyAttribute, KeyAttribute | None]:
-    hash_key = range_key = None
+def _key_attributes(
+    key_schema: list[dict[str, str]], types: dict[str, str]
+) -> tuple[tuple[KeyAttribute, ...], tuple[KeyAttribute, ...]]:
+    """(HASH attributes, RANGE attributes) in schema order: one or two for a table or LSI, up to 4 + 4 for a GSI."""
+    hash_keys: list[KeyAttribute] = []
+    range_keys: list[KeyAttribute] = []
     for element in key_schema:
         attr = KeyAttribute(element["AttributeName"], types[element["AttributeName"]])
-        if element["KeyType"] == "HASH":
-            hash_key = attr
-        else:
-            range_key = attr
-    assert hash_key is not None
-    return hash_key, range_key
+        (hash_keys if element["KeyType"] == "HASH" else range_keys).append(attr)
+    assert hash_keys
+    return tuple(hash_keys), tuple(range_keys)
 
 
 @dataclass(slots=True)
@@ -48,25 +56,39 @@ class Index:
     table key makes entries unique when many items share an index key, and
     the index sort key is written prefix-free so the table key can follow it
     without disturbing the order.
+
+    A GSI's key may have several HASH and RANGE attributes (multi-attribute
+    keys): then pk and sk are the tuple encodings of those attributes
+    (``keys.encode_tuple``) and the hash is ``keys.tuple_hash``. With one of
+    each, both are byte for byte the single-attribute forms; ``multi`` only
+    picks the general code paths, so single-attribute indexes keep the fast ones.
     """
 
     name: str
     is_global: bool
     index_id: int
-    hash_key: KeyAttribute
-    range_key: KeyAttribute | None
+    hash_keys: tuple[KeyAttribute, ...]
+    range_keys: tuple[KeyAttribute, ...]
     projection: str  # ALL, KEYS_ONLY or INCLUDE
     non_key: frozenset[str]
     prefix: bytes = field(init=False)
+    #: Every key attribute, HASH ones first, in schema order.
+    key_attributes: tuple[KeyAttribute, ...] = field(init=False)
+    key_names: tuple[str, ...] = field(init=False)
+    #: More than one HASH or more than one RANGE attribute.
+    multi: bool = field(init=False)
+    #: The first HASH and RANGE attributes: the whole key of a single-attribute
+    #: index (plain fields, not properties: the write and Query paths read them).
+    hash_key: KeyAttribute = field(init=False)
+    range_key: KeyAttribute | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = b""
-
-    @property
-    def key_names(self) -> tuple[str, ...]:
-        if self.range_key is None:
-            return (self.hash_key.name,)
-        return (self.hash_key.name, self.range_key.name)
+        self.key_attributes = self.hash_keys + self.range_keys
+        self.key_names = tuple(a.name for a in self.key_attributes)
+        self.multi = len(self.hash_keys) > 1 or len(self.range_keys) > 1
+        self.hash_key = self.hash_keys[0]
+        self.range_key = self.range_keys[0] if self.range_keys else None
 
     def covers(self, item: Item) -> bool:
         """Sparse indexes: an item without every index key attribute is not in the index.
@@ -75,9 +97,7 @@ class Index:
         a backfill meets items written before the index existed, and skips
         those (as DynamoDB reports them as index key violations).
         """
-        for attr in (self.hash_key, self.range_key):
-            if attr is None:
-                continue
+        for attr in self.key_attributes:
             value = item.get(attr.name)
             if value is None or value.get(attr.type, "") == "":
                 return False
@@ -139,6 +159,16 @@ class Table:
         return self.prefix + partition_hash(hk.type, key[hk.name][hk.type]) + self.table_key_bytes(key)
 
     def index_row_key(self, index: Index, item: Item) -> bytes:
+        if index.multi:
+            hash_parts = tuple((a.type, item[a.name][a.type]) for a in index.hash_keys)
+            range_parts = tuple((a.type, item[a.name][a.type]) for a in index.range_keys)
+            return (
+                index.prefix
+                + tuple_hash(hash_parts)
+                + encode_tuple(hash_parts)
+                + encode_tuple(range_parts)
+                + self.table_key_bytes(item)
+            )
         hk, rk = index.hash_key, index.range_key
         pk_value = item[hk.name][hk.type]
         out = index.prefix + partition_hash(hk.type, pk_value) + encode_partition(hk.type, pk_value)
@@ -162,7 +192,7 @@ class Table:
     @classmethod
     def from_description(cls, description: dict[str, Any], table_id: int) -> Table:
         types = {d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]}
-        hash_key, range_key = _key_attributes(description["KeySchema"], types)
+        hash_keys, range_keys = _key_attributes(description["KeySchema"], types)
         ids = description.get("_IndexIds", {})
         indexes = []
         for kind, is_global in (("LocalSecondaryIndexes", False), ("GlobalSecondaryIndexes", True)):
@@ -180,4 +210,4 @@ class Table:
                         frozenset(projection.get("NonKeyAttributes", ())),
                     )
                 )
-        return cls(description, table_id, hash_key, range_key, indexes)
+        return cls(description, table_id, hash_keys[0], range_keys[0] if range_keys else None, indexes)

@@ -159,9 +159,7 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
     operands) that reach into an index key attribute.
     """
     for index in table.indexes:
-        for attr in (index.hash_key, index.range_key):
-            if attr is None:
-                continue
+        for attr in index.key_attributes:
             for action, path in zip(update.actions, update.paths, strict=True):
                 if path != (attr.name,):
                     continue
@@ -172,9 +170,7 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
                         f"{attr.name} Expected: {attr.type} Actual: {actual} IndexName: {index.name}"
                     )
                 break
-    index_keys = {
-        attr.name for index in table.indexes for attr in (index.hash_key, index.range_key) if attr
-    }
+    index_keys = {attr.name for index in table.indexes for attr in index.key_attributes}
     for path in _all_paths(update):
         if len(path) > 1 and path[0] in index_keys:
             raise ValidationException(
@@ -186,9 +182,7 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
 def check_index_values(table: Table, update: BoundUpdate, item: Item) -> None:
     """After a SET, a top-level index key attribute must still have its declared type."""
     for index in table.indexes:
-        for attr in (index.hash_key, index.range_key):
-            if attr is None:
-                continue
+        for attr in index.key_attributes:
             value = item.get(attr.name)
             if value is not None and attr.type not in value and (attr.name,) in update.paths:
                 raise ValidationException(INDEX_KEY_TYPE)

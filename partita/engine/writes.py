@@ -52,8 +52,8 @@ class WriteEffects:
 def check_index_keys(table: Table, item: Item) -> None:
     """Index key attributes, where present, must have the declared type and not be empty."""
     for index in table.indexes:
-        for attr in (index.hash_key, index.range_key):
-            if attr is None or attr.name not in item:
+        for attr in index.key_attributes:
+            if attr.name not in item:
                 continue
             value = item[attr.name]
             if attr.type not in value:

@@ -89,10 +89,15 @@ _ENUM_ORDER: dict[str, tuple[str, ...]] = {
 
 # Constraints the real service enforces that the published model lacks.
 # KeySchema: "Member must have length less than or equal to 2" is recorded from
-# the service (dynalite createTable tests); botocore's model only has min 1.
+# the service (dynalite createTable tests, and again in 2026 for a table's
+# keySchema); botocore's model only has min 1. A GSI's KeySchema may hold up to
+# 4 HASH + 4 RANGE elements (multi-attribute keys, 2025-11), so the GSI shapes
+# get an unbounded copy and validation/tables.py words those limits.
 _MODEL_PATCHES: dict[str, dict[str, Any]] = {
     "KeySchema": {"max": 2},
+    "GlobalSecondaryIndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
 }
+_GSI_KEY_SCHEMA_OWNERS = ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction")
 
 # The codec's message for a scalar where a collection nested directly in
 # another collection is expected (dynalite: RequestItems.Attr, Keys.0).
@@ -232,8 +237,11 @@ class _Compiler:
     def __init__(self, model: dict[str, Any]) -> None:
         self.shapes: dict[str, Any] = dict(model["shapes"])
         for name, patch in _MODEL_PATCHES.items():
-            if name in self.shapes:
-                self.shapes[name] = {**self.shapes[name], **patch}
+            self.shapes[name] = {**self.shapes.get(name, {}), **patch}
+        for owner in _GSI_KEY_SCHEMA_OWNERS:
+            members = dict(self.shapes[owner]["members"])
+            members["KeySchema"] = {**members["KeySchema"], "shape": "GlobalSecondaryIndexKeySchema"}
+            self.shapes[owner] = {**self.shapes[owner], "members": members}
         self._leaf_cache: dict[str, LeafCheck] = {}
         self._container_cache: dict[tuple[str, str], ContainerCheck] = {}
 

@@ -39,6 +39,40 @@ def _check_key_order(key_schema: list[dict[str, Any]]) -> None:
         raise ValidationException("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 
 
+# Multi-attribute GSI keys (2025-11): up to 4 HASH then up to 4 RANGE elements.
+# The service's wording for these violations could not be confirmed (no public
+# record of it was found); these follow the style of its single-key messages.
+MAX_KEY_ATTRIBUTES_PER_ROLE = 4
+
+
+def _check_gsi_key_order(key_schema: list[dict[str, Any]]) -> None:
+    """A GSI's key: HASH elements first, then RANGE ones, at most 4 of each, no name twice."""
+    if len(key_schema) <= 2 and not (len(key_schema) == 2 and key_schema[1]["KeyType"] == "HASH"):
+        _check_key_order(key_schema)  # one HASH and at most one RANGE: the single-key rules and words
+        return
+    if key_schema[0]["KeyType"] != "HASH":
+        raise ValidationException("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    seen: set[str] = set()
+    in_range = False
+    counts = {"HASH": 0, "RANGE": 0}
+    for element in key_schema:
+        name, kind = element["AttributeName"], element["KeyType"]
+        if name in seen:
+            raise ValidationException(f"Invalid KeySchema: Duplicate KeySchemaElement attribute name: {name}")
+        seen.add(name)
+        if kind == "HASH" and in_range:
+            raise ValidationException(
+                "Invalid KeySchema: A HASH key type KeySchemaElement cannot follow a RANGE key type KeySchemaElement"
+            )
+        in_range = in_range or kind == "RANGE"
+        counts[kind] += 1
+        if counts[kind] > MAX_KEY_ATTRIBUTES_PER_ROLE:
+            raise ValidationException(
+                f"Invalid KeySchema: Too many {kind} key type KeySchemaElements, a global secondary index "
+                f"key can have at most {MAX_KEY_ATTRIBUTES_PER_ROLE}"
+            )
+
+
 def _check_table_key_schema(key_schema: list[dict[str, Any]], defined: list[str]) -> None:
     keys = [k["AttributeName"] for k in key_schema]
     if len(keys) == 2 and (any(k not in defined for k in keys) or (keys[0] == keys[1] and len(defined) == 1)):
@@ -79,11 +113,14 @@ def _check_projection(index: dict[str, Any]) -> None:
         raise _invalid(f"Duplicate element in NonKeyAttributes: {duplicate}")
 
 
-def _check_index(index: dict[str, Any], defined: list[str]) -> None:
+def _check_index(index: dict[str, Any], defined: list[str], is_global: bool = False) -> None:
     keys = [k["AttributeName"] for k in index["KeySchema"]]
     if any(k not in defined for k in keys):
         raise _undefined_keys(keys, defined)
-    _check_key_order(index["KeySchema"])
+    if is_global:
+        _check_gsi_key_order(index["KeySchema"])
+    else:
+        _check_key_order(index["KeySchema"])
 
 
 def _check_unique_name(index: dict[str, Any], seen: set[str]) -> None:
@@ -129,7 +166,7 @@ def _check_global_indexes(request: dict[str, Any], defined: list[str], seen: set
     if not indexes:
         raise _invalid("List of GlobalSecondaryIndexes is empty")
     for index in indexes:
-        _check_index(index, defined)
+        _check_index(index, defined, is_global=True)
         _check_projection(index)
         _check_unique_name(index, seen)
     if len(indexes) > MAX_GLOBAL_INDEXES:
@@ -224,4 +261,4 @@ def validate_update_table(request: dict[str, Any]) -> None:
         if len(actions) > 1:
             raise _invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
         if "Create" in update:
-            _check_key_order(update["Create"]["KeySchema"])
+            _check_gsi_key_order(update["Create"]["KeySchema"])
