@@ -236,9 +236,13 @@ class _Compiler:
 
     def __init__(self, model: dict[str, Any]) -> None:
         self.shapes: dict[str, Any] = dict(model["shapes"])
-        for name, patch in _MODEL_PATCHES.items():
-            self.shapes[name] = {**self.shapes.get(name, {}), **patch}
+        # The patches are about DynamoDB's own model; the Streams model lacks its shapes.
+        if all(owner in self.shapes for owner in _GSI_KEY_SCHEMA_OWNERS):
+            for name, patch in _MODEL_PATCHES.items():
+                self.shapes[name] = {**self.shapes.get(name, {}), **patch}
         for owner in _GSI_KEY_SCHEMA_OWNERS:
+            if owner not in self.shapes:
+                continue
             members = dict(self.shapes[owner]["members"])
             members["KeySchema"] = {**members["KeySchema"], "shape": "GlobalSecondaryIndexKeySchema"}
             self.shapes[owner] = {**self.shapes[owner], "members": members}
