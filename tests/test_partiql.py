@@ -303,3 +303,21 @@ def test_from_first_update_form(ddb: Any, range_table: str) -> None:
     ddb.put_item(TableName=range_table, Item={"pk": {"S": "f"}, "sk": {"N": "1"}})
     run(ddb, f"FROM \"{range_table}\" WHERE pk = 'f' AND sk = 1 SET c = 1")
     assert ddb.get_item(TableName=range_table, Key={"pk": {"S": "f"}, "sk": {"N": "1"}})["Item"]["c"] == {"N": "1"}
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ('SELECT * FROM "{t}" ORDER BY sk', "Must have WHERE clause in the statement when using ORDER BY clause."),
+        (
+            'SELECT * FROM "{t}" WHERE sk = 1 ORDER BY sk',
+            "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.",
+        ),
+        ('SELECT * FROM "{t}" WHERE pk = \'a\' GROUP BY sk', "Unsupported clause: GROUP BY"),
+        ('SELECT DISTINCT pk FROM "{t}"', "Unsupported token in expression: DISTINCT"),
+        ('INSERT INTO "{t}" VALUE {{\'pk\': \'a\', \'sk\': 1}} RETURNING ALL OLD *', "RETURNING is not supported in INSERT"),
+        ('INSERT INTO "{t}" VALUE 5', NOT_WELL_FORMED + "Expected a tuple in VALUE"),
+    ],
+)
+def test_unsupported_forms(ddb: Any, range_table: str, statement: str, message: str) -> None:
+    assert fails(ddb, statement.format(t=range_table)) == ("ValidationException", message)

@@ -37,10 +37,7 @@ def test_batch_reads_each_answer_in_order(ddb: Any, range_table: str) -> None:
     assert responses[0] == {"TableName": t, "Item": item("a", 2, v="two")}
     assert responses[1] == {"TableName": t, "Item": {"v": {"S": "one"}}}
     assert responses[2] == {"TableName": t}
-    assert responses[3]["Error"] == {
-        "Code": "ValidationError",
-        "Message": "Where clause does not contain a mandatory equality on all key attributes",
-    }
+    assert responses[3]["Error"] == {"Code": "ValidationError", "Message": "Only single item select is supported"}
     assert responses[4] == {
         "Error": {"Code": "ValidationError", "Message": "Statement wasn't well formed, can't be processed: Unexpected term"}
     }
@@ -182,6 +179,11 @@ def test_transaction_errors(ddb: Any, range_table: str) -> None:
     assert fails(
         f"SELECT * FROM \"{t}\" WHERE pk = 'a' AND sk = 1", f"DELETE FROM \"{t}\" WHERE pk = 'a' AND sk = 1"
     ) == ("ValidationException", "ExecuteTransaction API does not support both read and write operations in the same request.")
+    assert fails(f"SELECT * FROM \"{t}\" WHERE pk = 'a'") == (
+        "ValidationException",
+        "Validation failed in TransactStatements[0]: "
+        "Select statements within ExecuteTransaction must specify the primary key in the where clause.",
+    )
     assert fails(f'SELECT * FROM "{t}" WHERE') == (
         "ValidationException",
         "Validation failed in TransactStatements[0]: Statement wasn't well formed, can't be processed: Unexpected term",

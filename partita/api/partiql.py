@@ -275,7 +275,7 @@ def _batch_error(error: DynamoDBError) -> dict[str, Any]:
 
 
 def _batch_read(engine: Engine, entry: dict[str, Any], statement: ast.Select, builder: Builder) -> tuple[dict[str, Any], Any]:
-    compiled = compile_get(engine, statement, builder)
+    compiled = compile_get(engine, statement, builder, transaction=False)
     compiled["ReturnConsumedCapacity"] = "INDEXES"
     if entry.get("ConsistentRead"):
         compiled["ConsistentRead"] = True
@@ -345,7 +345,7 @@ def _trim(doc: dict[str, Any], mode: str) -> dict[str, Any]:
 def _transact_action(engine: Engine, entry: dict[str, Any], parsed: ast.Parsed, builder: Builder) -> dict[str, Any]:
     statement = parsed.statement
     if isinstance(statement, ast.Select):
-        return {"Get": compile_get(engine, statement, builder)}
+        return {"Get": compile_get(engine, statement, builder, transaction=True)}
     if isinstance(statement, ast.Exists):
         body, name = compile_check(engine, statement, builder), "ConditionCheck"
     elif isinstance(statement, ast.Insert):

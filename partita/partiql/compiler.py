@@ -22,9 +22,16 @@ from . import ast
 from .errors import KEY_EQUALITY
 from .expressions import AttributeValue, Builder, conjoin, conjuncts, equality_value
 
-# Not on record: the service's words for these refusals.
-ORDER_BY_NEEDS_KEY = "ORDER BY is supported only when the WHERE clause fixes the partition key"
-ORDER_BY_SORT_KEY = "ORDER BY is supported only on the sort key of the table or index"
+# DynamoDB Local's words (its PartiQL translator); no recording of the service's.
+ORDER_BY_NEEDS_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
+ORDER_BY_NEEDS_KEY = (
+    "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."
+)
+BATCH_SINGLE_ITEM = "Only single item select is supported"
+TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+TRANSACTION_INDEX = "Reads on indices are not supported within transactions."
+# Not on record anywhere: the service's words for these refusals.
+ORDER_BY_SORT_KEY = "ORDER BY is supported only on the key attributes of the table or index"
 MULTI_ATTRIBUTE_INDEX = "SELECT is not supported on an index with a multi-attribute key schema"
 _RANGE_OPERATORS = ("=", "<", "<=", ">", ">=")
 
@@ -150,15 +157,22 @@ def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> di
     return builder.attach({"TableName": table.name, "Key": key, "ConditionExpression": condition})
 
 
-def compile_get(engine: Engine, statement: ast.Select, builder: Builder) -> dict[str, Any]:
-    """A SELECT of one item by its full key (batches and transactions read only that way)."""
-    table = engine.tables.get(statement.target.table)
+def compile_get(engine: Engine, statement: ast.Select, builder: Builder, *, transaction: bool) -> dict[str, Any]:
+    """A SELECT of one item by its full key and nothing else (batches and transactions read only that way)."""
+    refusal = TRANSACTION_KEY if transaction else BATCH_SINGLE_ITEM
     if statement.target.index is not None:
-        raise ValidationException(KEY_EQUALITY)
-    key, rest = _full_key(table, statement.where, builder)
+        raise ValidationException(TRANSACTION_INDEX if transaction else refusal)
+    table = engine.tables.get(statement.target.table)
+    if statement.order:
+        _order_needs_key(statement)
+    try:
+        key, rest = _full_key(table, statement.where, builder)
+    except ValidationException as error:
+        if error.message != KEY_EQUALITY:
+            raise
+        raise ValidationException(refusal) from None
     if rest:
-        # Not on record: a batch or transaction read takes the key and nothing else.
-        raise ValidationException("Only the primary key may be specified in the WHERE clause of this read")
+        raise ValidationException(refusal)
     request: dict[str, Any] = {"TableName": table.name, "Key": key}
     if statement.projection is not None:
         request["ProjectionExpression"] = ", ".join(builder.path(p) for p in statement.projection)
@@ -245,7 +259,7 @@ def plan_select(engine: Engine, statement: ast.Select, builder: Builder) -> Sele
         request["KeyConditionExpression"] = key_condition
         _order(statement, request, hash_name, range_name)
     elif statement.order:
-        raise ValidationException(ORDER_BY_NEEDS_KEY)
+        _order_needs_key(statement)
     rest = conjoin(terms)
     if rest is not None:
         request["FilterExpression"] = builder.condition(rest)
@@ -253,6 +267,10 @@ def plan_select(engine: Engine, statement: ast.Select, builder: Builder) -> Sele
         request["ProjectionExpression"] = ", ".join(builder.path(p) for p in statement.projection)
     builder.attach(request)
     return plan
+
+
+def _order_needs_key(statement: ast.Select) -> None:
+    raise ValidationException(ORDER_BY_NEEDS_WHERE if statement.where is None else ORDER_BY_NEEDS_KEY)
 
 
 def _order(statement: ast.Select, request: dict[str, Any], hash_name: str, range_name: str | None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..errors import ValidationException
 from . import ast
 from .errors import (
     ALIASING,
@@ -155,12 +156,12 @@ class _Parser:
         return ast.Target(table, index)
 
     def aliasing(self) -> Exception:
-        from ..errors import ValidationException
-
         return ValidationException(ALIASING)
 
     def select(self) -> ast.Select:
         self.expect_word("SELECT")
+        if self.at_word("DISTINCT"):
+                raise ValidationException("Unsupported token in expression: DISTINCT")
         projection: tuple[ast.Path, ...] | None
         if self.take_op("*"):
             projection = None
@@ -172,6 +173,7 @@ class _Parser:
         self.expect_word("FROM")
         target = self.target(aliasable=True)
         where = self.expression() if self.take_word("WHERE") else None
+        self.unsupported_clauses()
         order: list[tuple[ast.Path, bool]] = []
         if self.take_word("ORDER"):
             self.expect_word("BY")
@@ -187,6 +189,12 @@ class _Parser:
                     break
         return ast.Select(target, projection, where, tuple(order))
 
+    def unsupported_clauses(self) -> None:
+        """SQL clauses PartiQL parses and DynamoDB refuses (DynamoDB Local's wording)."""
+        for word, clause in (("GROUP", "GROUP BY"), ("HAVING", "HAVING"), ("LIMIT", "LIMIT")):
+            if self.at_word(word):
+                raise ValidationException(f"Unsupported clause: {clause}")
+
     def insert(self) -> ast.Insert:
         self.expect_word("INSERT")
         self.expect_word("INTO")
@@ -195,9 +203,7 @@ class _Parser:
             raise malformed(LEFTOVER) if not self.at_end() else self.unexpected()
         value = self.term()
         if self.at_word("RETURNING"):
-            from ..errors import ValidationException
-
-            raise ValidationException(INSERT_RETURNING)
+                raise ValidationException(INSERT_RETURNING)
         return ast.Insert(target, value)
 
     def update(self, target: ast.Target, where: ast.Expr | None = None) -> ast.Update:
@@ -261,9 +267,7 @@ class _Parser:
             raise self.unexpected()
         self.next()
         if not self.take_op("*"):
-            from ..errors import ValidationException
-
-            raise ValidationException(RETURNING_WILDCARD)
+                raise ValidationException(RETURNING_WILDCARD)
         return ast.Returning(scope, timing)
 
     # -- expressions ------------------------------------------------------------------------
