@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, control, items, reads, streams, tables, tags, transactions, ttl
+from . import batch, control, items, partiql, reads, streams, tables, tags, transactions, ttl
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -29,6 +29,9 @@ OPERATIONS: dict[str, Handler] = {
     "BatchWriteItem": batch.batch_write_item,
     "TransactWriteItems": transactions.transact_write_items,
     "TransactGetItems": transactions.transact_get_items,
+    "ExecuteStatement": partiql.execute_statement,
+    "BatchExecuteStatement": partiql.batch_execute_statement,
+    "ExecuteTransaction": partiql.execute_transaction,
     "TagResource": tags.tag_resource,
     "UntagResource": tags.untag_resource,
     "ListTagsOfResource": tags.list_tags_of_resource,

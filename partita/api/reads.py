@@ -168,7 +168,8 @@ def _projection_nested(filt: _Filter) -> set[str]:
     return rules.path_heads(iter(filt.projection_paths), filt.names)[1]
 
 
-def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+def query(engine: Engine, request: dict[str, Any], *, key_filters: bool = False) -> dict[str, Any]:
+    """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not)."""
     rules.check_select(request, "Query")
     # KeyConditions may accompany the other expressions when there is no
     # KeyConditionExpression: the service only refuses mixing within a pair.
@@ -202,7 +203,8 @@ def query(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         rules.check_filter_keys(table, set(filt.legacy_filter), legacy=True)
     elif filt.paths:
         heads, nested = rules.path_heads(iter(filt.paths), filt.names)
-        rules.check_filter_keys(table, heads, legacy=False)
+        if not key_filters:
+            rules.check_filter_keys(table, heads, legacy=False)
         rules.check_scalar_keys(table, nested)
 
     page = engine.reads.query(

@@ -1,0 +1,194 @@
+"""The PartiQL syntax tree: immutable, so one parsed statement serves every request.
+
+Literals stay as syntax (`Lit` holds the written text) until a request binds
+its parameters: a number's validity is checked where the service checks it,
+when the statement runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PathStep = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    head: str
+    steps: tuple[PathStep, ...] = ()
+
+    @property
+    def is_top(self) -> bool:
+        return not self.steps
+
+    def text(self) -> str:
+        out = self.head
+        for step in self.steps:
+            out += f"[{step}]" if isinstance(step, int) else f".{step}"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Lit:
+    """A scalar literal: kind is S, N, BOOL or NULL; `text` as written (N) or the value."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BagExpr:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MapExpr:
+    pairs: tuple[tuple[Expr, Expr], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str  # lower case
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Arith:
+    op: str  # + or -
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    op: str  # = <> < <= > >=
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Between:
+    operand: Expr
+    low: Expr
+    high: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class In:
+    operand: Expr
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Is:
+    operand: Expr
+    what: str  # MISSING or NULL
+    negated: bool
+
+
+Expr = (
+    Path | Lit | Missing | Param | ListExpr | BagExpr | MapExpr | Call | Arith | Compare | Between | In | And | Or | Not | Is
+)
+VALUE_NODES = (Lit, Missing, Param, ListExpr, BagExpr, MapExpr)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    table: str
+    index: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    target: Target
+    projection: tuple[Path, ...] | None  # None is *
+    where: Expr | None
+    order: tuple[tuple[Path, bool], ...] = ()  # (path, descending)
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    target: Target
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Returning:
+    scope: str  # ALL or MODIFIED
+    timing: str  # OLD or NEW
+
+    def text(self) -> str:
+        return f"RETURNING {self.scope} {self.timing} *"
+
+    @property
+    def return_values(self) -> str:
+        """The UpdateItem/DeleteItem ReturnValues it stands for."""
+        return ("ALL_" if self.scope == "ALL" else "UPDATED_") + self.timing
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    target: Target
+    sets: tuple[tuple[Path, Expr], ...]
+    removes: tuple[Path, ...]
+    where: Expr | None
+    returning: Returning | None
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    target: Target
+    where: Expr | None
+    returning: Returning | None
+
+
+@dataclass(frozen=True, slots=True)
+class Exists:
+    """EXISTS(SELECT ...): a transaction's condition check."""
+
+    select: Select
+
+
+Statement = Select | Insert | Update | Delete | Exists
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    statement: Statement
+    parameters: int  # how many ? it holds
+
+    @property
+    def is_read(self) -> bool:
+        return isinstance(self.statement, Select)

@@ -1,0 +1,215 @@
+"""PartiQL terms to DynamoDB expression text with generated placeholders.
+
+The compiled request carries `#n0`-style names for every path element and
+`:v0`-style values for every literal and parameter, so the JSON operation's
+own parser and checks see an ordinary request; no user text is ever pasted
+into the expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.values import normalize_value
+from ..errors import ValidationException
+from . import ast
+
+AttributeValue = dict[str, Any]
+
+# The functions of a condition and their DynamoDB spelling.
+_CONDITION_FUNCTIONS = {
+    "begins_with": "begins_with",
+    "contains": "contains",
+    "attribute_type": "attribute_type",
+    "attribute_exists": "attribute_exists",
+    "attribute_not_exists": "attribute_not_exists",
+}
+
+
+def unsupported(what: str) -> ValidationException:
+    # The form of the service's recorded "Unsupported operation: IsType"; the
+    # names after the colon for other nodes are not on record.
+    return ValidationException(f"Unsupported operation: {what}")
+
+
+class Builder:
+    """Collects the names and values one compiled request uses."""
+
+    __slots__ = ("names", "values", "params", "_name_keys")
+
+    def __init__(self, params: list[AttributeValue]) -> None:
+        self.names: dict[str, str] = {}
+        self.values: dict[str, AttributeValue] = {}
+        self.params = params
+        self._name_keys: dict[str, str] = {}
+
+    def name(self, name: str) -> str:
+        key = self._name_keys.get(name)
+        if key is None:
+            key = f"#n{len(self._name_keys)}"
+            self._name_keys[name] = key
+            self.names[key] = name
+        return key
+
+    def value(self, value: AttributeValue) -> str:
+        key = f":v{len(self.values)}"
+        self.values[key] = value
+        return key
+
+    def path(self, path: ast.Path) -> str:
+        out = self.name(path.head)
+        for step in path.steps:
+            out += f"[{step}]" if isinstance(step, int) else "." + self.name(step)
+        return out
+
+    def attach(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Put the collected names and values on `request` (an empty map is not allowed there)."""
+        if self.names:
+            request["ExpressionAttributeNames"] = self.names
+        if self.values:
+            request["ExpressionAttributeValues"] = self.values
+        return request
+
+    # -- values -----------------------------------------------------------------------------
+
+    def bind(self, node: ast.Expr, where: str = "root") -> AttributeValue:
+        """A value node (literal, parameter, collection of them) as an attribute value."""
+        if isinstance(node, ast.Lit):
+            if node.kind == "S":
+                return {"S": node.text}
+            if node.kind == "N":
+                try:
+                    return normalize_value({"N": node.text})
+                except ValidationException as error:
+                    raise ValidationException(f"{error.message} under {where}") from None
+            if node.kind == "BOOL":
+                return {"BOOL": node.text == "TRUE"}
+            return {"NULL": True}
+        if isinstance(node, ast.Param):
+            return self.params[node.index]
+        if isinstance(node, ast.ListExpr):
+            return {"L": [self.bind(item, f"{where}[{i}]") for i, item in enumerate(node.items)]}
+        if isinstance(node, ast.MapExpr):
+            out: dict[str, AttributeValue] = {}
+            for key, item in node.pairs:
+                if not (isinstance(key, ast.Lit) and key.kind == "S"):
+                    # Not on record; the service needs string keys in a tuple.
+                    raise ValidationException("Unsupported type for map key: key must be a string")
+                out[key.text] = self.bind(item, f"{where}.{key.text}")
+            return {"M": out}
+        if isinstance(node, ast.BagExpr):
+            return self._bag(node, where)
+        if isinstance(node, ast.Missing):
+            raise unsupported("Missing")
+        raise unsupported(type(node).__name__)
+
+    def _bag(self, node: ast.BagExpr, where: str) -> AttributeValue:
+        members = [self.bind(item, where) for item in node.items]
+        kinds = {next(iter(m)) for m in members}
+        if len(kinds) != 1 or next(iter(kinds)) not in ("S", "N", "B"):
+            # DynamoDB Local's wording for a bag it cannot make a set of.
+            raise ValidationException("Unsupported data type in Bag")
+        kind = next(iter(kinds))
+        return normalize_value({kind + "S": [m[kind] for m in members]})
+
+    # -- conditions -------------------------------------------------------------------------
+
+    def operand(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.Path):
+            return self.path(node)
+        if isinstance(node, ast.VALUE_NODES):
+            return self.value(self.bind(node))
+        if isinstance(node, ast.Call) and node.name == "size" and len(node.args) == 1:
+            return f"size({self.operand(node.args[0])})"
+        if isinstance(node, ast.Arith):
+            raise unsupported("Arithmetic")
+        raise unsupported(type(node).__name__)
+
+    def condition(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.And):
+            return f"({self.condition(node.left)}) AND ({self.condition(node.right)})"
+        if isinstance(node, ast.Or):
+            return f"({self.condition(node.left)}) OR ({self.condition(node.right)})"
+        if isinstance(node, ast.Not):
+            return f"NOT ({self.condition(node.operand)})"
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.Between):
+            return (
+                f"{self.operand(node.operand)} BETWEEN {self.operand(node.low)} AND {self.operand(node.high)}"
+            )
+        if isinstance(node, ast.In):
+            items = ", ".join(self.operand(item) for item in node.items)
+            return f"{self.operand(node.operand)} IN ({items})"
+        if isinstance(node, ast.Is):
+            return self._is(node)
+        if isinstance(node, ast.Call):
+            function = _CONDITION_FUNCTIONS.get(node.name)
+            if function is None:
+                # Not on record: the service's words for a function it lacks.
+                raise ValidationException(f"Unsupported function: {node.name}")
+            args = ", ".join(self.operand(arg) for arg in node.args)
+            return f"{function}({args})"
+        raise unsupported(type(node).__name__)
+
+    def _compare(self, node: ast.Compare) -> str:
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(side, ast.Missing) and isinstance(other, ast.Path) and node.op in ("=", "<>"):
+                function = "attribute_not_exists" if node.op == "=" else "attribute_exists"
+                return f"{function}({self.path(other)})"
+        return f"{self.operand(node.left)} {node.op} {self.operand(node.right)}"
+
+    def _is(self, node: ast.Is) -> str:
+        if not isinstance(node.operand, ast.Path):
+            raise unsupported("IsType")
+        path = self.path(node.operand)
+        if node.what == "MISSING":
+            return f"attribute_exists({path})" if node.negated else f"attribute_not_exists({path})"
+        text = f"attribute_type({path}, {self.value({'S': 'NULL'})})"
+        return f"NOT ({text})" if node.negated else text
+
+    # -- updates ----------------------------------------------------------------------------
+
+    def set_value(self, node: ast.Expr) -> str:
+        """The right-hand side of a SET: a value, a path, one + or -, list_append, if_not_exists."""
+        if isinstance(node, ast.Arith):
+            return f"{self._set_operand(node.left)} {node.op} {self._set_operand(node.right)}"
+        return self._set_operand(node)
+
+    def _set_operand(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.Call) and node.name in ("list_append", "if_not_exists") and len(node.args) == 2:
+            return f"{node.name}({self._set_operand(node.args[0])}, {self._set_operand(node.args[1])})"
+        if isinstance(node, ast.Path):
+            return self.path(node)
+        if isinstance(node, ast.VALUE_NODES):
+            return self.value(self.bind(node))
+        if isinstance(node, ast.Call):
+            raise ValidationException(f"Unsupported function: {node.name}")
+        raise unsupported(type(node).__name__)
+
+
+def conjuncts(node: ast.Expr | None) -> list[ast.Expr]:
+    """The terms of a top-level AND chain (parenthesised ORs stay whole)."""
+    if node is None:
+        return []
+    if isinstance(node, ast.And):
+        return conjuncts(node.left) + conjuncts(node.right)
+    return [node]
+
+
+def conjoin(terms: list[ast.Expr]) -> ast.Expr | None:
+    out: ast.Expr | None = None
+    for term in terms:
+        out = term if out is None else ast.And(out, term)
+    return out
+
+
+def equality_value(term: ast.Expr, name: str) -> ast.Expr | None:
+    """The value side of `name = value` (either way round), when `term` is that."""
+    if not isinstance(term, ast.Compare) or term.op != "=":
+        return None
+    for side, other in ((term.left, term.right), (term.right, term.left)):
+        if isinstance(side, ast.Path) and side.is_top and side.head == name and isinstance(other, ast.VALUE_NODES):
+            if not isinstance(other, ast.Missing):
+                return other
+    return None

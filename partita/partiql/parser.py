@@ -1,0 +1,449 @@
+"""Recursive-descent parser for PartiQL's DynamoDB dialect (the house style, as for expressions).
+
+Precedence, loosest first: OR, AND, NOT, predicates (comparisons, IS,
+BETWEEN, IN), + and -, then terms. The error details are the service's
+recorded ones: a term missing at the end is "Unexpected term" (or, after an
+infix operator, "Missing right-hand side ..."), a keyword or operator where
+a term should start says so, and anything left after a complete statement is
+"Unexpected token after expression".
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..errors import ValidationException
+from . import ast
+from .errors import (
+    ALIASING,
+    EXPECTED_DML,
+    EXPECTED_SIMPLE_PATH,
+    INSERT_RETURNING,
+    LEFTOVER,
+    MISSING_RHS,
+    RETURNING_WILDCARD,
+    UNEXPECTED_KEYWORD,
+    UNEXPECTED_OPERATOR,
+    UNEXPECTED_TERM,
+    malformed,
+)
+from .lexer import EOF, NUMBER, OP, PARAM, QUOTED, STRING, WORD, Token, tokenize
+
+# Words that cannot be a bare name (a double-quoted name may be anything).
+# PartiQL reserves the SQL-92 words; this is the part of that list a
+# DynamoDB statement is likely to meet, not the whole list.
+KEYWORDS = frozenset(
+    """ALL AND ANY AS ASC AT BETWEEN BY CASE CAST CREATE DELETE DESC DISTINCT DROP ELSE END EXCEPT
+    EXISTS FALSE FROM FULL GROUP HAVING IN INNER INSERT INTERSECT INTO IS JOIN LEFT LIKE LIMIT
+    MISSING NOT NULL OFFSET ON OR ORDER OUTER PAD PIVOT REMOVE RETURNING RIGHT SELECT SET THEN
+    TRUE UNION UNPIVOT UPDATE UPSERT REPLACE VALUE VALUES WHEN WHERE WITH""".split()
+)
+OPERATOR_WORDS = frozenset({"AND", "OR", "IS", "LIKE", "BETWEEN", "IN"})
+_COMPARISONS = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_TYPE_NAMES = frozenset({"MISSING", "NULL"})
+_OTHER_TYPE_NAMES = frozenset(
+    """BOOL BOOLEAN SMALLINT INT INT2 INT4 INT8 INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL NUMERIC
+    STRING SYMBOL VARCHAR CHAR CHARACTER BLOB CLOB STRUCT TUPLE LIST SEXP BAG DATE TIME TIMESTAMP
+    ANY""".split()
+)
+
+
+class _Parser:
+    __slots__ = ("tokens", "pos", "params")
+
+    def __init__(self, text: str) -> None:
+        self.tokens = tokenize(text)
+        self.pos = 0
+        self.params = 0
+
+    # -- tokens -----------------------------------------------------------------------------
+
+    def peek(self, ahead: int = 0) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.tokens[self.pos]
+        if token.kind != EOF:
+            self.pos += 1
+        return token
+
+    def at_word(self, *words: str) -> bool:
+        return self.peek().upper in words
+
+    def take_word(self, word: str) -> bool:
+        if self.peek().upper == word:
+            self.pos += 1
+            return True
+        return False
+
+    def at_op(self, *ops: str) -> bool:
+        token = self.peek()
+        return token.kind == OP and token.text in ops
+
+    def take_op(self, op: str) -> bool:
+        if self.at_op(op):
+            self.pos += 1
+            return True
+        return False
+
+    def at_end(self) -> bool:
+        return self.peek().kind == EOF or self.at_op(";")
+
+    def expect_word(self, word: str) -> None:
+        if not self.take_word(word):
+            raise self.unexpected()
+
+    def expect_op(self, op: str) -> None:
+        if not self.take_op(op):
+            raise self.unexpected()
+
+    def unexpected(self, after_infix: bool = False) -> Exception:
+        """The service's detail for a token that cannot start (or continue) what is expected."""
+        token = self.peek()
+        if token.kind == EOF or (token.kind == OP and token.text == ";"):
+            return malformed(MISSING_RHS if after_infix else UNEXPECTED_TERM)
+        if token.kind == WORD and token.upper in OPERATOR_WORDS:
+            return malformed(UNEXPECTED_OPERATOR)
+        if token.kind == WORD and token.upper in KEYWORDS:
+            return malformed(UNEXPECTED_KEYWORD)
+        if token.kind == OP and token.text in _COMPARISONS:
+            return malformed(UNEXPECTED_OPERATOR)
+        return malformed(UNEXPECTED_TERM)
+
+    # -- statements -------------------------------------------------------------------------
+
+    def statement(self) -> ast.Statement:
+        word = self.peek().upper
+        if word == "SELECT":
+            out: ast.Statement = self.select()
+        elif word == "INSERT":
+            out = self.insert()
+        elif word == "UPDATE":
+            self.next()
+            out = self.update(self.target(aliasable=True))
+        elif word == "DELETE":
+            out = self.delete()
+        elif word == "EXISTS":
+            out = self.exists()
+        elif word == "FROM":
+            out = self.from_update()
+        else:
+            raise malformed(EXPECTED_DML)
+        self.take_op(";")
+        if self.peek().kind != EOF:
+            raise malformed(LEFTOVER)
+        return out
+
+    def name(self) -> str:
+        token = self.peek()
+        if token.kind == QUOTED or (token.kind == WORD and token.upper not in KEYWORDS):
+            self.next()
+            return token.text
+        raise self.unexpected()
+
+    def target(self, aliasable: bool) -> ast.Target:
+        token = self.peek()
+        if not (token.kind == QUOTED or (token.kind == WORD and token.upper not in KEYWORDS)):
+            raise self.unexpected()
+        table = self.name()
+        index = None
+        if self.take_op("."):
+            index = self.name()
+        if aliasable and (self.at_word("AS") or self.peek().kind in (WORD, QUOTED)) and not self.at_word(
+            "WHERE", "SET", "REMOVE", "ORDER", "RETURNING", "VALUE"
+        ):
+            raise self.aliasing()
+        return ast.Target(table, index)
+
+    def aliasing(self) -> Exception:
+        return ValidationException(ALIASING)
+
+    def select(self) -> ast.Select:
+        self.expect_word("SELECT")
+        if self.at_word("DISTINCT"):
+                raise ValidationException("Unsupported token in expression: DISTINCT")
+        projection: tuple[ast.Path, ...] | None
+        if self.take_op("*"):
+            projection = None
+        else:
+            paths = [self.path()]
+            while self.take_op(","):
+                paths.append(self.path())
+            projection = tuple(paths)
+        self.expect_word("FROM")
+        target = self.target(aliasable=True)
+        where = self.expression() if self.take_word("WHERE") else None
+        self.unsupported_clauses()
+        order: list[tuple[ast.Path, bool]] = []
+        if self.take_word("ORDER"):
+            self.expect_word("BY")
+            while True:
+                path = self.path()
+                descending = False
+                if self.take_word("DESC"):
+                    descending = True
+                else:
+                    self.take_word("ASC")
+                order.append((path, descending))
+                if not self.take_op(","):
+                    break
+        return ast.Select(target, projection, where, tuple(order))
+
+    def unsupported_clauses(self) -> None:
+        """SQL clauses PartiQL parses and DynamoDB refuses (DynamoDB Local's wording)."""
+        for word, clause in (("GROUP", "GROUP BY"), ("HAVING", "HAVING"), ("LIMIT", "LIMIT")):
+            if self.at_word(word):
+                raise ValidationException(f"Unsupported clause: {clause}")
+
+    def insert(self) -> ast.Insert:
+        self.expect_word("INSERT")
+        self.expect_word("INTO")
+        target = self.target(aliasable=False)
+        if not self.take_word("VALUE"):
+            raise malformed(LEFTOVER) if not self.at_end() else self.unexpected()
+        value = self.term()
+        if self.at_word("RETURNING"):
+                raise ValidationException(INSERT_RETURNING)
+        return ast.Insert(target, value)
+
+    def update(self, target: ast.Target, where: ast.Expr | None = None) -> ast.Update:
+        sets: list[tuple[ast.Path, ast.Expr]] = []
+        removes: list[ast.Path] = []
+        if not self.at_word("SET", "REMOVE"):
+            raise self.unexpected()
+        while True:
+            if self.take_word("SET"):
+                while True:
+                    path = self.path()
+                    self.expect_op("=")
+                    sets.append((path, self.additive(after_infix=True)))
+                    if not self.take_op(","):
+                        break
+            elif self.take_word("REMOVE"):
+                while True:
+                    removes.append(self.path())
+                    if not self.take_op(","):
+                        break
+            else:
+                break
+        if where is None and self.take_word("WHERE"):
+            where = self.expression()
+        return ast.Update(target, tuple(sets), tuple(removes), where, self.returning())
+
+    def from_update(self) -> ast.Update:
+        """`FROM "T" [WHERE ...] SET ...`: the service's other spelling of an UPDATE."""
+        self.expect_word("FROM")
+        target = self.target(aliasable=True)
+        where = self.expression() if self.take_word("WHERE") else None
+        out = self.update(target, where)
+        return out
+
+    def delete(self) -> ast.Delete:
+        self.expect_word("DELETE")
+        self.expect_word("FROM")
+        token = self.peek()
+        if not (token.kind == QUOTED or (token.kind == WORD and token.upper not in KEYWORDS)):
+            raise malformed(EXPECTED_SIMPLE_PATH)
+        target = self.target(aliasable=True)
+        where = self.expression() if self.take_word("WHERE") else None
+        return ast.Delete(target, where, self.returning())
+
+    def exists(self) -> ast.Exists:
+        self.expect_word("EXISTS")
+        self.expect_op("(")
+        select = self.select()
+        self.expect_op(")")
+        return ast.Exists(select)
+
+    def returning(self) -> ast.Returning | None:
+        if not self.take_word("RETURNING"):
+            return None
+        scope = self.peek().upper
+        if scope not in ("ALL", "MODIFIED"):
+            raise self.unexpected()
+        self.next()
+        timing = self.peek().upper
+        if timing not in ("OLD", "NEW"):
+            raise self.unexpected()
+        self.next()
+        if not self.take_op("*"):
+                raise ValidationException(RETURNING_WILDCARD)
+        return ast.Returning(scope, timing)
+
+    # -- expressions ------------------------------------------------------------------------
+
+    def expression(self) -> ast.Expr:
+        if self.at_end():
+            raise self.unexpected()
+        return self.disjunction()
+
+    def disjunction(self) -> ast.Expr:
+        left = self.conjunction()
+        while self.take_word("OR"):
+            left = ast.Or(left, self.conjunction(after_infix=True))
+        return left
+
+    def conjunction(self, after_infix: bool = False) -> ast.Expr:
+        left = self.negation(after_infix)
+        while self.take_word("AND"):
+            left = ast.And(left, self.negation(after_infix=True))
+        return left
+
+    def negation(self, after_infix: bool = False) -> ast.Expr:
+        if self.take_word("NOT"):
+            return ast.Not(self.negation())
+        return self.predicate(after_infix)
+
+    def predicate(self, after_infix: bool = False) -> ast.Expr:
+        left = self.additive(after_infix)
+        token = self.peek()
+        if token.kind == OP and token.text in _COMPARISONS:
+            self.next()
+            return ast.Compare(_COMPARISONS[token.text], left, self.additive(after_infix=True))
+        if self.take_word("IS"):
+            negated = self.take_word("NOT")
+            what = self.peek().upper
+            if what in _TYPE_NAMES:
+                self.next()
+                return ast.Is(left, what, negated)
+            if what in _OTHER_TYPE_NAMES:
+                raise malformed(UNEXPECTED_KEYWORD)
+            raise malformed("Expected type name")
+        negated = False
+        if self.at_word("NOT") and self.peek(1).upper in ("BETWEEN", "IN", "LIKE"):
+            self.next()
+            negated = True
+        out: ast.Expr | None = None
+        if self.take_word("BETWEEN"):
+            low = self.additive(after_infix=True)
+            self.expect_word("AND")
+            out = ast.Between(left, low, self.additive(after_infix=True))
+        elif self.take_word("IN"):
+            out = ast.In(left, self.in_items())
+        elif self.at_word("LIKE"):
+            raise malformed(UNEXPECTED_KEYWORD)
+        if out is None:
+            return left
+        return ast.Not(out) if negated else out
+
+    def in_items(self) -> tuple[ast.Expr, ...]:
+        close = ")" if self.take_op("(") else "]" if self.take_op("[") else None
+        if close is None:
+            raise self.unexpected(after_infix=True)
+        items = [self.additive(after_infix=True)]
+        while self.take_op(","):
+            items.append(self.additive(after_infix=True))
+        self.expect_op(close)
+        return tuple(items)
+
+    def additive(self, after_infix: bool = False) -> ast.Expr:
+        left = self.term(after_infix)
+        while self.at_op("+", "-"):
+            op = self.next().text
+            left = ast.Arith(op, left, self.term(after_infix=True))
+        return left
+
+    def term(self, after_infix: bool = False) -> ast.Expr:
+        token = self.peek()
+        kind = token.kind
+        if kind == STRING:
+            self.next()
+            return ast.Lit("S", token.text)
+        if kind == NUMBER:
+            self.next()
+            return ast.Lit("N", token.text)
+        if kind == PARAM:
+            self.next()
+            self.params += 1
+            return ast.Param(self.params - 1)
+        if kind == OP:
+            return self.punctuated(token, after_infix)
+        if kind == WORD:
+            word = token.upper
+            if word in ("TRUE", "FALSE"):
+                self.next()
+                return ast.Lit("BOOL", word)
+            if word == "NULL":
+                self.next()
+                return ast.Lit("NULL", word)
+            if word == "MISSING":
+                self.next()
+                return ast.Missing()
+            if self.peek(1).kind == OP and self.peek(1).text == "(" and (word not in KEYWORDS or word == "EXISTS"):
+                return self.call()
+        if kind == QUOTED or (kind == WORD and token.upper not in KEYWORDS):
+            return self.path()
+        raise self.unexpected(after_infix)
+
+    def punctuated(self, token: Token, after_infix: bool) -> ast.Expr:
+        text = token.text
+        if text == "(":
+            self.next()
+            inner = self.expression()
+            self.expect_op(")")
+            return inner
+        if text == "-" and self.peek(1).kind == NUMBER:
+            self.next()
+            number = self.next().text
+            return ast.Lit("N", "-" + number)
+        if text in ("[", "<<"):
+            self.next()
+            close = "]" if text == "[" else ">>"
+            items: list[ast.Expr] = []
+            if not self.take_op(close):
+                items.append(self.additive())
+                while self.take_op(","):
+                    items.append(self.additive())
+                self.expect_op(close)
+            return ast.ListExpr(tuple(items)) if text == "[" else ast.BagExpr(tuple(items))
+        if text == "{":
+            self.next()
+            pairs: list[tuple[ast.Expr, ast.Expr]] = []
+            if not self.take_op("}"):
+                while True:
+                    key = self.additive()
+                    self.expect_op(":")
+                    pairs.append((key, self.additive()))
+                    if not self.take_op(","):
+                        break
+                self.expect_op("}")
+            return ast.MapExpr(tuple(pairs))
+        raise self.unexpected(after_infix)
+
+    def call(self) -> ast.Expr:
+        name = self.next().text.lower()
+        self.expect_op("(")
+        args: list[ast.Expr] = []
+        if not self.take_op(")"):
+            args.append(self.additive())
+            while self.take_op(","):
+                args.append(self.additive())
+            self.expect_op(")")
+        return ast.Call(name, tuple(args))
+
+    def path(self) -> ast.Path:
+        head = self.name()
+        steps: list[ast.PathStep] = []
+        while True:
+            if self.take_op("."):
+                steps.append(self.name())
+            elif self.at_op("["):
+                self.next()
+                token = self.next()
+                if token.kind == NUMBER and token.text.isdigit():
+                    steps.append(int(token.text))
+                elif token.kind == STRING:
+                    steps.append(token.text)
+                else:
+                    raise malformed(UNEXPECTED_TERM)
+                self.expect_op("]")
+            else:
+                return ast.Path(head, tuple(steps))
+
+
+@lru_cache(maxsize=4096)
+def parse(text: str) -> ast.Parsed:
+    """Parse one statement (cached by text; the tree is immutable and shared)."""
+    parser = _Parser(text)
+    statement = parser.statement()
+    return ast.Parsed(statement, parser.params)
