@@ -44,6 +44,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from partita.engine.values import START_OF_MAP, json_token_name
 from partita.errors import SerializationException, ShapeValidationException
 
@@ -90,8 +92,13 @@ _ENUM_ORDER: dict[str, tuple[str, ...]] = {
 # Constraints the real service enforces that the published model lacks.
 # KeySchema: "Member must have length less than or equal to 2" is recorded from
 # the service (dynalite createTable tests); botocore's model only has min 1.
+# CreateTableInput: the 2026 model lists only TableName as required, but the
+# service still answers a missing KeySchema or AttributeDefinitions with
+# "Value null at 'keySchema' failed to satisfy constraint: Member must not be
+# null" (ack-api-quirks DDB-TABLE-042, verified 2026-10-08).
 _MODEL_PATCHES: dict[str, dict[str, Any]] = {
     "KeySchema": {"max": 2},
+    "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
 }
 
 # The codec's message for a scalar where a collection nested directly in
@@ -102,6 +109,8 @@ _CAST_MSG = (
     "java.lang.Class are in module java.base of loader 'bootstrap')"
 )
 _START_OF_LIST = "Start of list found where not expected"
+# The shapes of L and M attribute values: the only recursion in the model.
+_NESTED_VALUE_SHAPES = frozenset(("ListAttributeValue", "MapAttributeValue"))
 
 # Context a structure, list or map value sits in; the codec's messages differ.
 _FIELD = "field"  # member of a structure (or the top-level body)
@@ -148,37 +157,107 @@ def _order_clauses(clauses: list[str]) -> list[str]:
     return sorted(clauses, key=lambda c: _java_hash(c) & 15)
 
 
+#: Longest rendering of a value that a message echoes. The service's own cut-off
+#: is unknown; an attacker's 15 MB table name or million-element list must not
+#: come back whole (see docs/decisions.md, "Robustness"). 8 KiB still shows a
+#: list one past its limit whole (101 transaction items, 26 write requests).
+MAX_SHOWN_CHARS = 8192
+_ELLIPSIS = "..."
+
+
 def _java_str(value: Any, shape_of: Callable[[Any], str | None]) -> str:
     """Render ``value`` the way Java's ``toString`` renders the deserialized object.
 
     Lists render ``[a, b]``, maps ``{k=v}``, structures as an object reference
     ``com.amazonaws.dynamodb.v20120810.Shape@hash``. The real hash is an
     identity hash we cannot know; a stable CRC of the content stands in.
+    The rendering stops after MAX_SHOWN_CHARS characters, so its cost is
+    bounded whatever the size or depth of the value.
     """
+    out: list[str] = []
+    budget = [MAX_SHOWN_CHARS]
+    _render(value, shape_of, out, budget, 0)
+    return _finish(out, budget)
+
+
+def _java_map_str(value: dict[str, Any], value_namer: Callable[[Any], str | None]) -> str:
+    """:func:`_java_str` of a map whose values are structures named by ``value_namer``."""
+    out: list[str] = []
+    budget = [MAX_SHOWN_CHARS]
+    _emit("{", out, budget)
+    for i, (key, element) in enumerate(value.items()):
+        if (i and not _emit(", ", out, budget)) or not _emit(f"{key}=", out, budget):
+            break
+        if not _render(element, value_namer, out, budget, 1):
+            break
+    else:
+        _emit("}", out, budget)
+    return _finish(out, budget)
+
+
+def _finish(out: list[str], budget: list[int]) -> str:
+    text = "".join(out)
+    if budget[0] < 0:
+        return text[:MAX_SHOWN_CHARS] + _ELLIPSIS
+    return text
+
+
+def _emit(text: str, out: list[str], budget: list[int]) -> bool:
+    """Append ``text``; False once the budget is spent (callers stop rendering)."""
+    out.append(text if len(text) <= budget[0] + 1 else text[: budget[0] + 1])
+    budget[0] -= len(text)
+    return budget[0] >= 0
+
+
+def _render(
+    value: Any, shape_of: Callable[[Any], str | None], out: list[str], budget: list[int], depth: int
+) -> bool:
     if value is None:
-        return "null"
+        return _emit("null", out, budget)
     if value is True:
-        return "true"
+        return _emit("true", out, budget)
     if value is False:
-        return "false"
+        return _emit("false", out, budget)
     if isinstance(value, str):
-        return value
+        return _emit(value, out, budget)
     if isinstance(value, int):
-        return str(value)
+        return _emit(str(value), out, budget)
     if isinstance(value, float):
-        return repr(value)
+        return _emit(repr(value), out, budget)
+    if depth > 64:
+        return _emit(_ELLIPSIS, out, budget) and False
     if isinstance(value, list):
         inner = shape_of(value)
-        return "[" + ", ".join(_java_str(v, lambda _v: inner) for v in value) + "]"
+        if not _emit("[", out, budget):
+            return False
+        for i, element in enumerate(value):
+            if i and not _emit(", ", out, budget):
+                return False
+            if not _render(element, lambda _v: inner, out, budget, depth + 1):
+                return False
+        return _emit("]", out, budget)
     if isinstance(value, dict):
         shape = shape_of(value)
         if shape is not None:
-            digest = zlib.crc32(repr(sorted(value.items(), key=lambda kv: kv[0])).encode())
-            return f"{_JAVA_PKG}{shape}@{digest:x}"
-        return (
-            "{" + ", ".join(f"{k}={_java_str(v, lambda _v: None)}" for k, v in value.items()) + "}"
-        )
-    return str(value)
+            return _emit(f"{_JAVA_PKG}{shape}@{_digest(value):x}", out, budget)
+        if not _emit("{", out, budget):
+            return False
+        for i, (key, element) in enumerate(value.items()):
+            if (i and not _emit(", ", out, budget)) or not _emit(f"{key}=", out, budget):
+                return False
+            if not _render(element, lambda _v: None, out, budget, depth + 1):
+                return False
+        return _emit("}", out, budget)
+    return _emit(str(value), out, budget)
+
+
+def _digest(value: dict[str, Any]) -> int:
+    """A stable stand-in for Java's identity hash of a structure, bounded in cost."""
+    try:
+        raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        raw = repr(sorted(value))[:4096].encode()
+    return zlib.crc32(raw[:65536])
 
 
 # Java regex constructs the model uses that Python's ``re`` spells differently.
@@ -221,6 +300,53 @@ def _scalar_kind_error(value: Any, java_type: str) -> SerializationException:
     return _serialization(START_OF_MAP)
 
 
+_JAVA_INT_BOUND = 2**31
+_JAVA_LONG_BOUND = 2**63
+
+
+def _as_integer(value: float, java: str) -> int:
+    """What the codec makes of a JSON number with a fraction in an Integer/Long member.
+
+    Java's narrowing (truncation toward zero), as dynalite recorded the service
+    accepting floats there (it floors; the two differ only below zero, where
+    every integer member of the model is out of range anyway). A value beyond
+    the Java type's range cannot be converted. Neither answer is on a recent
+    record of the service; see docs/decisions.md ("Robustness").
+    """
+    bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
+    if not -bound <= value < bound:  # also false for NaN
+        raise _serialization(f"DECIMAL_VALUE cannot be converted to {java}")
+    return int(value)
+
+
+#: A null element of a list or value of a map (the model's lists and maps are
+#: dense). The service's text for this case is unrecorded; this is coral's
+#: clause for a null where a value is required.
+_NOT_NULL = ["Member must not be null"]
+
+#: How deep the validator follows nested L/M attribute values. Deeper values
+#: are refused by the value module ("Nesting Levels have exceeded supported
+#: limits"), so following them further would only spend stack.
+MAX_VALUE_DEPTH = 34
+_value_depth = [0]
+
+
+def _depth_guarded(check: ContainerCheck) -> ContainerCheck:
+    """Stop descending into L/M values past MAX_VALUE_DEPTH (a request is handled on one thread)."""
+
+    def guarded(value: Any, path: str, errors: list[str]) -> None:
+        depth = _value_depth[0]
+        if depth >= MAX_VALUE_DEPTH:
+            return
+        _value_depth[0] = depth + 1
+        try:
+            check(value, path, errors)
+        finally:
+            _value_depth[0] = depth
+
+    return guarded
+
+
 # --------------------------------------------------------------------------
 # Compilation of shapes.
 # --------------------------------------------------------------------------
@@ -236,6 +362,8 @@ class _Compiler:
                 self.shapes[name] = {**self.shapes[name], **patch}
         self._leaf_cache: dict[str, LeafCheck] = {}
         self._container_cache: dict[tuple[str, str], ContainerCheck] = {}
+        # Leaves of integer shapes: a float member is replaced by its truncation.
+        self._integer_leaves: set[LeafCheck] = set()
 
     # ----- helpers -----
 
@@ -367,19 +495,22 @@ class _Compiler:
         hi: int | None = shape.get("max")
         lo_msg = f"Member must have value greater than or equal to {lo}"
         hi_msg = f"Member must have value less than or equal to {hi}"
+        bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
 
         def check(value: Any) -> list[str] | None:
             cls = value.__class__
             if cls is not int:
                 if cls is float:
-                    # Not recorded anywhere; the codec is assumed to truncate, as Java does.
-                    value = int(value)
+                    # Callers replace the float by this truncation (see _as_integer).
+                    value = _as_integer(value, java)
                 elif cls is bool:
                     raise _serialization(f"{json_token_name(value)} cannot be converted to {java}")
                 elif cls is str:
                     raise _serialization(f"STRING_VALUE cannot be converted to {java}")
                 else:
                     raise _scalar_kind_error(value, java)
+            elif not -bound <= value < bound:
+                raise _serialization(f"NUMBER_VALUE cannot be converted to {java}")
             out: list[str] | None = None
             if lo is not None and value < lo:
                 out = [lo_msg]
@@ -387,6 +518,7 @@ class _Compiler:
                 out = (out or []) + [hi_msg]
             return out
 
+        self._integer_leaves.add(check)
         return check
 
     def _double_leaf(self, shape: dict[str, Any]) -> LeafCheck:
@@ -425,6 +557,8 @@ class _Compiler:
 
             self._container_cache[key] = forward
             built = self._build_container(shape_name, context)
+            if shape_name in _NESTED_VALUE_SHAPES:
+                built = _depth_guarded(built)
             slot.append(built)
             self._container_cache[key] = built
             cached = built
@@ -476,6 +610,11 @@ class _Compiler:
             else:
                 fn = self.leaf(target)
                 plan.append((name, lower, name in required, False, fn, self.shape_namer(target)))
+        integers = {
+            entry[0]: "Integer" if self.shapes[members[entry[0]]["shape"]]["type"] == "integer" else "Long"
+            for entry in plan
+            if entry[4] in self._integer_leaves
+        }
         list_msg = f"Unrecognized collection type class {_JAVA_PKG}{shape_name}"
         scalar_msg = (
             "Unexpected field type" if context == _FIELD else "Unexpected value type in payload"
@@ -506,6 +645,9 @@ class _Compiler:
             for name, member in value.items():
                 entry = by_name.get(name)
                 if entry is not None and member is not None:
+                    if member.__class__ is float and name in integers:
+                        # The operation sees the integer the codec would have made.
+                        member = value[name] = _as_integer(member, integers[name])
                     visit(entry, member, prefix, errors)
             for name in required_names:
                 if value.get(name) is None:
@@ -530,6 +672,8 @@ class _Compiler:
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         if self.is_container(member_shape):
             child: ContainerCheck = self.container(member_shape, _ELEMENT)
+            # A null attribute value is the value module's to refuse, in its words.
+            nulls_refused = member_shape != "AttributeValue"
 
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not list:
@@ -541,6 +685,8 @@ class _Compiler:
                 for i, element in enumerate(value, 1):
                     if element is not None:
                         child(element, f"{path}.{i}.member", errors)
+                    elif nulls_refused:
+                        _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
             return check
 
@@ -559,6 +705,8 @@ class _Compiler:
                     if tails:
                         shown = "'" + _java_str(element, lambda _v: None) + "'"
                         _add(errors, shown, f"{path}.{i}.member", tails)
+                else:
+                    _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -609,6 +757,8 @@ class _Compiler:
                 for key, element in value.items():
                     if element is not None:
                         child(element, f"{path}.{key}.member", errors)
+                    else:
+                        _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
             return check
 
@@ -627,6 +777,8 @@ class _Compiler:
                     if tails:
                         shown = "'" + _java_str(element, lambda _v: None) + "'"
                         _add(errors, shown, f"{path}.{key}.member", tails)
+                else:
+                    _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -674,7 +826,7 @@ class _Compiler:
                         tails.append(value_clause)
                         break
             if tails:
-                shown = "'{" + ", ".join(f"{k}={_java_str(v, namer)}" for k, v in value.items()) + "}'"
+                shown = "'" + _java_map_str(value, namer) + "'"
                 for tail in tails:
                     errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tail}")
 
