@@ -47,7 +47,12 @@ from typing import Any
 import orjson
 
 from partita.engine.values import START_OF_MAP, json_token_name
-from partita.errors import SerializationException, ShapeValidationException
+from partita.errors import (
+    ELLIPSIS,
+    MAX_ECHO_CHARS,
+    SerializationException,
+    ShapeValidationException,
+)
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
@@ -161,8 +166,8 @@ def _order_clauses(clauses: list[str]) -> list[str]:
 #: is unknown; an attacker's 15 MB table name or million-element list must not
 #: come back whole (see docs/decisions.md, "Robustness"). 8 KiB still shows a
 #: list one past its limit whole (101 transaction items, 26 write requests).
-MAX_SHOWN_CHARS = 8192
-_ELLIPSIS = "..."
+MAX_SHOWN_CHARS = MAX_ECHO_CHARS
+_ELLIPSIS = ELLIPSIS
 
 
 def _java_str(value: Any, shape_of: Callable[[Any], str | None]) -> str:
