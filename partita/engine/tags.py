@@ -7,6 +7,7 @@ them), so they follow the table: deleted with it, seen by every process.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 from ..errors import ResourceNotFoundException, ValidationException
@@ -50,8 +51,10 @@ class TagOps:
         if not tags:
             raise ValidationException("Atleast one Tag needs to be provided as Input.")
         keys = [t["Key"] for t in tags]
+        # Counted once, not with keys.count() per key: 40,000 tags took 10 s that way.
+        counts = Counter(keys)
         for key in keys:
-            if keys.count(key) > 1:
+            if counts[key] > 1:
                 raise ValidationException(
                     f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {key}"
                 )
