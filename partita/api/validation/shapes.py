@@ -114,6 +114,8 @@ _CAST_MSG = (
     "java.lang.Class are in module java.base of loader 'bootstrap')"
 )
 _START_OF_LIST = "Start of list found where not expected"
+# How many elements past its maximum length a list's elements are still checked.
+_EXTRA_ELEMENTS = 1000
 # The shapes of L and M attribute values: the only recursion in the model.
 _NESTED_VALUE_SHAPES = frozenset(("ListAttributeValue", "MapAttributeValue"))
 
@@ -674,6 +676,13 @@ class _Compiler:
     def _list(self, shape_name: str, context: str) -> ContainerCheck:
         member_shape = self.shapes[shape_name]["member"]["shape"]
         length = None if context == _MAP_VALUE else self._collection_length(shape_name)
+        # Past its maximum length a list is refused anyway; as the service
+        # does, its elements are still checked (clauses for the 3rd of 3 key
+        # schema elements are recorded), but only _EXTRA_ELEMENTS past the
+        # maximum, so the cost follows the limit, not the input (a million
+        # empty transaction items).
+        hi: int | None = self.shapes[shape_name].get("max")
+        most = None if hi is None else hi + _EXTRA_ELEMENTS
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         if self.is_container(member_shape):
             child: ContainerCheck = self.container(member_shape, _ELEMENT)
@@ -687,6 +696,8 @@ class _Compiler:
                     raise _serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
+                if most is not None and len(value) > most:
+                    value = value[:most]
                 for i, element in enumerate(value, 1):
                     if element is not None:
                         child(element, f"{path}.{i}.member", errors)
@@ -704,6 +715,8 @@ class _Compiler:
                 raise _serialization(scalar_msg)
             if length is not None:
                 length(value, path, errors)
+            if most is not None and len(value) > most:
+                value = value[:most]
             for i, element in enumerate(value, 1):
                 if element is not None:
                     tails = leaf(element)
