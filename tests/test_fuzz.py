@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 
 from partita.api.dispatch import OPERATIONS
 
+pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
+
 EXAMPLES_PER_OPERATION = 250
 MAX_DEPTH = 5  # of generated structures; deep attribute values are made separately
 
