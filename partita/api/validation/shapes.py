@@ -116,6 +116,10 @@ _CAST_MSG = (
 _START_OF_LIST = "Start of list found where not expected"
 # How many elements past its maximum length a list's elements are still checked.
 _EXTRA_ELEMENTS = 1000
+# Lists the model leaves unbounded but an operation refuses past a length
+# (legacy conditions take at most 99 values: engine/expressions/legacy.py);
+# only the element checks are bounded by it, no clause is added.
+_OPERATION_MAX = {"AttributeValueList": 100}
 # The shapes of L and M attribute values: the only recursion in the model.
 _NESTED_VALUE_SHAPES = frozenset(("ListAttributeValue", "MapAttributeValue"))
 
@@ -681,7 +685,7 @@ class _Compiler:
         # schema elements are recorded), but only _EXTRA_ELEMENTS past the
         # maximum, so the cost follows the limit, not the input (a million
         # empty transaction items).
-        hi: int | None = self.shapes[shape_name].get("max")
+        hi: int | None = self.shapes[shape_name].get("max", _OPERATION_MAX.get(shape_name))
         most = None if hi is None else hi + _EXTRA_ELEMENTS
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         if self.is_container(member_shape):
