@@ -14,6 +14,19 @@ CORAL_VALIDATE = "com.amazon.coral.validate"
 CORAL_SERVICE = "com.amazon.coral.service"
 
 
+#: Longest piece of the request a message echoes, and longest message sent.
+#: DynamoDB's own cut-offs are unknown; these keep an error's size bounded by
+#: the limits rather than by the attacker's input (docs/decisions.md, "Robustness").
+MAX_ECHO_CHARS = 8192
+MAX_MESSAGE_CHARS = 65536
+ELLIPSIS = "..."
+
+
+def shown(text: str) -> str:
+    """``text`` as a message may echo it: whole up to MAX_ECHO_CHARS, then cut with an ellipsis."""
+    return text if len(text) <= MAX_ECHO_CHARS else text[:MAX_ECHO_CHARS] + ELLIPSIS
+
+
 class DynamoDBError(Exception):
     """An error DynamoDB would answer with; `code` and `message` go on the wire."""
 
@@ -30,8 +43,12 @@ class DynamoDBError(Exception):
 
     def body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"__type": f"{self.prefix}#{self.code}"}
-        if self.message is not None:
-            out[self.message_key] = self.message
+        message = self.message
+        if message is not None:
+            if len(message) > MAX_MESSAGE_CHARS:
+                # The last line of defence; messages that echo input cut it with shown().
+                message = message[:MAX_MESSAGE_CHARS] + ELLIPSIS
+            out[self.message_key] = message
         out.update(self.extra)
         return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException
+from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException, shown
 from ..storage.base import Store
 from .catalog import Catalog
 from .control import throughput as warm
@@ -47,7 +47,7 @@ def _check_create(table: Table, create: dict[str, Any], request: dict[str, Any],
     if any(k not in defined for k in keys):
         raise ValidationException(
             f"{INVALID}Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(defined)}]"
+            f"Keys: [{shown(', '.join(keys))}], AttributeDefinitions: [{shown(', '.join(defined))}]"
         )
     projection = create["Projection"]
     kind = projection.get("ProjectionType")

@@ -48,7 +48,7 @@ from .expressions import (
 )
 from .expressions.ast import Operand, PathElement, UpdateAction
 from .schema import Table
-from .values import normalize_number
+from .values import MAX_NESTING_DEPTH, MSG_NESTING, normalize_number, value_depth
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -363,6 +363,9 @@ def apply_update(update: BoundUpdate, item: Item) -> Item:
     for action, path, value in zip(update.actions, update.paths, computed, strict=True):
         if isinstance(action, SetAction):
             assert value is not None
+            if len(path) > 1 and len(path) - 1 + value_depth(value) > MAX_NESTING_DEPTH:
+                # The same refusal as for a written item nested too deeply.
+                raise ValidationException(MSG_NESTING)
             applier.put(path, value)
         elif isinstance(action, RemoveAction):
             applier.remove(path)

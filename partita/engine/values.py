@@ -25,10 +25,10 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from partita.errors import SerializationException, ValidationException
+from partita.errors import SerializationException, ValidationException, shown
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -233,8 +233,14 @@ def normalize_number(text: str) -> str:
     if not text:
         raise ValidationException(MSG_NOT_NUMERIC)
     if _NUMBER_RE.fullmatch(text) is None:
-        raise ValidationException(f"{MSG_NOT_NUMERIC}: {text}")
-    number = Decimal(text)
+        raise ValidationException(f"{MSG_NOT_NUMERIC}: {shown(text)}")
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        # An exponent beyond what Decimal can hold (1e9999999999999999999) is
+        # far outside DynamoDB's range either way; its sign says which end.
+        _, _, exponent_text = text.lower().partition("e")
+        raise ValidationException(MSG_UNDERFLOW if exponent_text.startswith("-") else MSG_OVERFLOW) from None
     adjusted = number.adjusted()
     if adjusted > MAX_ADJUSTED_EXPONENT:
         raise ValidationException(MSG_OVERFLOW)
@@ -441,6 +447,15 @@ def _norm_general(av: Any, depth: int) -> AttributeValue:
         assert found_type is not None
         return {found_type: found_value}
     raise ValidationException(MSG_EMPTY_AV if count == 0 else MSG_MULTIPLE_TYPES)
+
+
+def value_depth(av: AttributeValue) -> int:
+    """Levels a canonical value spans (a scalar is 1); bounded, since stored values are."""
+    if "M" in av:
+        return 1 + max((value_depth(v) for v in av["M"].values()), default=0)
+    if "L" in av:
+        return 1 + max((value_depth(v) for v in av["L"]), default=0)
+    return 1
 
 
 def normalize_value(av: Any) -> AttributeValue:

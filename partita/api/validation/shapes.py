@@ -40,12 +40,16 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import zlib
 from collections.abc import Callable
 from typing import Any
 
 from partita.engine.values import START_OF_MAP, json_token_name
-from partita.errors import SerializationException, ShapeValidationException
+from partita.errors import (
+    SerializationException,
+    ShapeValidationException,
+)
+
+from .java_text import java_hashmap_order, java_map_str, java_str, order_clauses
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
@@ -93,9 +97,14 @@ _ENUM_ORDER: dict[str, tuple[str, ...]] = {
 # keySchema); botocore's model only has min 1. A GSI's KeySchema may hold up to
 # 4 HASH + 4 RANGE elements (multi-attribute keys, 2025-11), so the GSI shapes
 # get an unbounded copy and validation/tables.py words those limits.
+# CreateTableInput: the 2026 model lists only TableName as required, but the
+# service still answers a missing KeySchema or AttributeDefinitions with
+# "Value null at 'keySchema' failed to satisfy constraint: Member must not be
+# null" (ack-api-quirks DDB-TABLE-042, verified 2026-10-08).
 _MODEL_PATCHES: dict[str, dict[str, Any]] = {
     "KeySchema": {"max": 2},
     "GlobalSecondaryIndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
+    "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
 }
 _GSI_KEY_SCHEMA_OWNERS = ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction")
 
@@ -107,6 +116,14 @@ _CAST_MSG = (
     "java.lang.Class are in module java.base of loader 'bootstrap')"
 )
 _START_OF_LIST = "Start of list found where not expected"
+# How many elements past its maximum length a list's elements are still checked.
+_EXTRA_ELEMENTS = 1000
+# Lists the model leaves unbounded but an operation refuses past a length
+# (legacy conditions take at most 99 values: engine/expressions/legacy.py);
+# only the element checks are bounded by it, no clause is added.
+_OPERATION_MAX = {"AttributeValueList": 100}
+# The shapes of L and M attribute values: the only recursion in the model.
+_NESTED_VALUE_SHAPES = frozenset(("ListAttributeValue", "MapAttributeValue"))
 
 # Context a structure, list or map value sits in; the codec's messages differ.
 _FIELD = "field"  # member of a structure (or the top-level body)
@@ -114,76 +131,6 @@ _ELEMENT = "element"  # element of a list or value of a map
 # A map's value whose length constraints the map states once for all values
 # (see ``_Compiler._map_entries``); otherwise like an element.
 _MAP_VALUE = "map value"
-
-
-# --------------------------------------------------------------------------
-# Java look-alikes: hashing (for ordering) and toString (for values).
-# --------------------------------------------------------------------------
-
-
-def _java_hash(text: str) -> int:
-    """Java ``String.hashCode`` (over UTF-16 code units) spread like ``HashMap.hash``."""
-    h = 0
-    if text.isascii():
-        for ch in text:
-            h = (31 * h + ord(ch)) & 0xFFFFFFFF
-    else:
-        raw = text.encode("utf-16-be")
-        for i in range(0, len(raw), 2):
-            h = (31 * h + (raw[i] << 8 | raw[i + 1])) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
-def _java_hashmap_order(keys: list[str]) -> list[str]:
-    """Iteration order of a default ``java.util.HashMap`` filled with ``keys`` in order.
-
-    Why: the service visits structure members in this order (see module doc).
-    Capacity starts at 16 and doubles past a 0.75 load factor; within a bucket
-    insertion order holds (no treeified bins at these sizes).
-    """
-    capacity = 16
-    while len(keys) > capacity * 3 // 4:
-        capacity *= 2
-    position = {k: i for i, k in enumerate(keys)}
-    return sorted(keys, key=lambda k: (_java_hash(k) & (capacity - 1), position[k]))
-
-
-def _order_clauses(clauses: list[str]) -> list[str]:
-    """Order several clauses about one member like a small Java ``HashSet`` would."""
-    return sorted(clauses, key=lambda c: _java_hash(c) & 15)
-
-
-def _java_str(value: Any, shape_of: Callable[[Any], str | None]) -> str:
-    """Render ``value`` the way Java's ``toString`` renders the deserialized object.
-
-    Lists render ``[a, b]``, maps ``{k=v}``, structures as an object reference
-    ``com.amazonaws.dynamodb.v20120810.Shape@hash``. The real hash is an
-    identity hash we cannot know; a stable CRC of the content stands in.
-    """
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, list):
-        inner = shape_of(value)
-        return "[" + ", ".join(_java_str(v, lambda _v: inner) for v in value) + "]"
-    if isinstance(value, dict):
-        shape = shape_of(value)
-        if shape is not None:
-            digest = zlib.crc32(repr(sorted(value.items(), key=lambda kv: kv[0])).encode())
-            return f"{_JAVA_PKG}{shape}@{digest:x}"
-        return (
-            "{" + ", ".join(f"{k}={_java_str(v, lambda _v: None)}" for k, v in value.items()) + "}"
-        )
-    return str(value)
 
 
 # Java regex constructs the model uses that Python's ``re`` spells differently.
@@ -226,6 +173,53 @@ def _scalar_kind_error(value: Any, java_type: str) -> SerializationException:
     return _serialization(START_OF_MAP)
 
 
+_JAVA_INT_BOUND = 2**31
+_JAVA_LONG_BOUND = 2**63
+
+
+def _as_integer(value: float, java: str) -> int:
+    """What the codec makes of a JSON number with a fraction in an Integer/Long member.
+
+    Java's narrowing (truncation toward zero), as dynalite recorded the service
+    accepting floats there (it floors; the two differ only below zero, where
+    every integer member of the model is out of range anyway). A value beyond
+    the Java type's range cannot be converted. Neither answer is on a recent
+    record of the service; see docs/decisions.md ("Robustness").
+    """
+    bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
+    if not -bound <= value < bound:  # also false for NaN
+        raise _serialization(f"DECIMAL_VALUE cannot be converted to {java}")
+    return int(value)
+
+
+#: A null element of a list or value of a map (the model's lists and maps are
+#: dense). The service's text for this case is unrecorded; this is coral's
+#: clause for a null where a value is required.
+_NOT_NULL = ["Member must not be null"]
+
+#: How deep the validator follows nested L/M attribute values. Deeper values
+#: are refused by the value module ("Nesting Levels have exceeded supported
+#: limits"), so following them further would only spend stack.
+MAX_VALUE_DEPTH = 34
+_value_depth = [0]
+
+
+def _depth_guarded(check: ContainerCheck) -> ContainerCheck:
+    """Stop descending into L/M values past MAX_VALUE_DEPTH (a request is handled on one thread)."""
+
+    def guarded(value: Any, path: str, errors: list[str]) -> None:
+        depth = _value_depth[0]
+        if depth >= MAX_VALUE_DEPTH:
+            return
+        _value_depth[0] = depth + 1
+        try:
+            check(value, path, errors)
+        finally:
+            _value_depth[0] = depth
+
+    return guarded
+
+
 # --------------------------------------------------------------------------
 # Compilation of shapes.
 # --------------------------------------------------------------------------
@@ -248,6 +242,8 @@ class _Compiler:
             self.shapes[owner] = {**self.shapes[owner], "members": members}
         self._leaf_cache: dict[str, LeafCheck] = {}
         self._container_cache: dict[tuple[str, str], ContainerCheck] = {}
+        # Leaves of integer shapes: a float member is replaced by its truncation.
+        self._integer_leaves: set[LeafCheck] = set()
 
     # ----- helpers -----
 
@@ -379,19 +375,22 @@ class _Compiler:
         hi: int | None = shape.get("max")
         lo_msg = f"Member must have value greater than or equal to {lo}"
         hi_msg = f"Member must have value less than or equal to {hi}"
+        bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
 
         def check(value: Any) -> list[str] | None:
             cls = value.__class__
             if cls is not int:
                 if cls is float:
-                    # Not recorded anywhere; the codec is assumed to truncate, as Java does.
-                    value = int(value)
+                    # Callers replace the float by this truncation (see _as_integer).
+                    value = _as_integer(value, java)
                 elif cls is bool:
                     raise _serialization(f"{json_token_name(value)} cannot be converted to {java}")
                 elif cls is str:
                     raise _serialization(f"STRING_VALUE cannot be converted to {java}")
                 else:
                     raise _scalar_kind_error(value, java)
+            elif not -bound <= value < bound:
+                raise _serialization(f"NUMBER_VALUE cannot be converted to {java}")
             out: list[str] | None = None
             if lo is not None and value < lo:
                 out = [lo_msg]
@@ -399,6 +398,7 @@ class _Compiler:
                 out = (out or []) + [hi_msg]
             return out
 
+        self._integer_leaves.add(check)
         return check
 
     def _double_leaf(self, shape: dict[str, Any]) -> LeafCheck:
@@ -437,6 +437,8 @@ class _Compiler:
 
             self._container_cache[key] = forward
             built = self._build_container(shape_name, context)
+            if shape_name in _NESTED_VALUE_SHAPES:
+                built = _depth_guarded(built)
             slot.append(built)
             self._container_cache[key] = built
             cached = built
@@ -463,7 +465,7 @@ class _Compiler:
         def check(value: Any, path: str, errors: list[str]) -> None:
             n = len(value)
             if (lo is not None and n < lo) or (hi is not None and n > hi):
-                shown = "'" + _java_str(value, namer) + "'"
+                shown = "'" + java_str(value, namer) + "'"
                 tails = []
                 if lo is not None and n < lo:
                     tails.append(lo_msg)
@@ -479,7 +481,7 @@ class _Compiler:
         members: dict[str, Any] = shape["members"]
         by_lower = {_lower_first(name): name for name in members}
         plan: list[tuple[str, str, bool, bool, Any, Callable[[Any], str | None]]] = []
-        for lower in _java_hashmap_order(list(by_lower)):
+        for lower in java_hashmap_order(list(by_lower)):
             name = by_lower[lower]
             target = members[name]["shape"]
             if self.is_container(target):
@@ -488,6 +490,11 @@ class _Compiler:
             else:
                 fn = self.leaf(target)
                 plan.append((name, lower, name in required, False, fn, self.shape_namer(target)))
+        integers = {
+            entry[0]: "Integer" if self.shapes[members[entry[0]]["shape"]]["type"] == "integer" else "Long"
+            for entry in plan
+            if entry[4] in self._integer_leaves
+        }
         list_msg = f"Unrecognized collection type class {_JAVA_PKG}{shape_name}"
         scalar_msg = (
             "Unexpected field type" if context == _FIELD else "Unexpected value type in payload"
@@ -503,7 +510,7 @@ class _Compiler:
             else:
                 tails = fn(member)
                 if tails:
-                    _add(errors, "'" + _java_str(member, namer) + "'", prefix + lower, tails)
+                    _add(errors, "'" + java_str(member, namer) + "'", prefix + lower, tails)
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not dict:
@@ -518,6 +525,9 @@ class _Compiler:
             for name, member in value.items():
                 entry = by_name.get(name)
                 if entry is not None and member is not None:
+                    if member.__class__ is float and name in integers:
+                        # The operation sees the integer the codec would have made.
+                        member = value[name] = _as_integer(member, integers[name])
                     visit(entry, member, prefix, errors)
             for name in required_names:
                 if value.get(name) is None:
@@ -539,9 +549,18 @@ class _Compiler:
     def _list(self, shape_name: str, context: str) -> ContainerCheck:
         member_shape = self.shapes[shape_name]["member"]["shape"]
         length = None if context == _MAP_VALUE else self._collection_length(shape_name)
+        # Past its maximum length a list is refused anyway; as the service
+        # does, its elements are still checked (clauses for the 3rd of 3 key
+        # schema elements are recorded), but only _EXTRA_ELEMENTS past the
+        # maximum, so the cost follows the limit, not the input (a million
+        # empty transaction items).
+        hi: int | None = self.shapes[shape_name].get("max", _OPERATION_MAX.get(shape_name))
+        most = None if hi is None else hi + _EXTRA_ELEMENTS
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         if self.is_container(member_shape):
             child: ContainerCheck = self.container(member_shape, _ELEMENT)
+            # A null attribute value is the value module's to refuse, in its words.
+            nulls_refused = member_shape != "AttributeValue"
 
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not list:
@@ -550,9 +569,13 @@ class _Compiler:
                     raise _serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
+                if most is not None and len(value) > most:
+                    value = value[:most]
                 for i, element in enumerate(value, 1):
                     if element is not None:
                         child(element, f"{path}.{i}.member", errors)
+                    elif nulls_refused:
+                        _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
             return check
 
@@ -565,12 +588,16 @@ class _Compiler:
                 raise _serialization(scalar_msg)
             if length is not None:
                 length(value, path, errors)
+            if most is not None and len(value) > most:
+                value = value[:most]
             for i, element in enumerate(value, 1):
                 if element is not None:
                     tails = leaf(element)
                     if tails:
-                        shown = "'" + _java_str(element, lambda _v: None) + "'"
+                        shown = "'" + java_str(element, lambda _v: None) + "'"
                         _add(errors, shown, f"{path}.{i}.member", tails)
+                else:
+                    _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -621,6 +648,8 @@ class _Compiler:
                 for key, element in value.items():
                     if element is not None:
                         child(element, f"{path}.{key}.member", errors)
+                    else:
+                        _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
             return check
 
@@ -637,8 +666,10 @@ class _Compiler:
                 if element is not None:
                     tails = leaf(element)
                     if tails:
-                        shown = "'" + _java_str(element, lambda _v: None) + "'"
+                        shown = "'" + java_str(element, lambda _v: None) + "'"
                         _add(errors, shown, f"{path}.{key}.member", tails)
+                else:
+                    _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -686,7 +717,7 @@ class _Compiler:
                         tails.append(value_clause)
                         break
             if tails:
-                shown = "'{" + ", ".join(f"{k}={_java_str(v, namer)}" for k, v in value.items()) + "}'"
+                shown = "'" + java_map_str(value, namer) + "'"
                 for tail in tails:
                     errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tail}")
 
@@ -712,7 +743,7 @@ def _map_clause(part: str, tails: list[str]) -> str:
 def _add(errors: list[str], shown: str, path: str, tails: list[str]) -> None:
     """Append the clauses for one member, in the service's (hash) order."""
     if len(tails) > 1:
-        clauses = _order_clauses(
+        clauses = order_clauses(
             [f"Value {shown} at '{path}' failed to satisfy constraint: {t}" for t in tails]
         )
         errors.extend(clauses)

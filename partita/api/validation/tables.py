@@ -8,9 +8,10 @@ newer billing and stream rules).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from ...errors import ValidationException
+from ...errors import ValidationException, shown
 
 INVALID = "One or more parameter values were invalid: "
 MAX_CAPACITY = 1_000_000_000_000
@@ -23,10 +24,25 @@ def _invalid(message: str) -> ValidationException:
     return ValidationException(INVALID + message)
 
 
+class _Names(list[str]):
+    """Attribute names in request order, with a set's membership test.
+
+    Why: every key of every index is looked up in the definitions; with a list
+    40,000 definitions made CreateTable quadratic (11 s for one request).
+    """
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self._set = frozenset(names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._set
+
+
 def _undefined_keys(keys: list[str], defined: list[str]) -> ValidationException:
     return _invalid(
         "Some index key attributes are not defined in AttributeDefinitions. "
-        f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(defined)}]"
+        f"Keys: [{shown(', '.join(keys))}], AttributeDefinitions: [{shown(', '.join(defined))}]"
     )
 
 
@@ -109,8 +125,9 @@ def _check_projection(index: dict[str, Any]) -> None:
     if kind == "INCLUDE" and not non_key:
         raise _invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
     if non_key and len(set(non_key)) != len(non_key):
-        duplicate = next(name for name in non_key if non_key.count(name) > 1)
-        raise _invalid(f"Duplicate element in NonKeyAttributes: {duplicate}")
+        counts = Counter(non_key)
+        duplicate = next(name for name in non_key if counts[name] > 1)
+        raise _invalid(f"Duplicate element in NonKeyAttributes: {shown(duplicate)}")
 
 
 def _check_index(index: dict[str, Any], defined: list[str], is_global: bool = False) -> None:
@@ -196,8 +213,8 @@ def _check_definitions_used(request: dict[str, Any], defined: list[str]) -> None
                 "AttributeDefinitions"
             )
         raise _invalid(
-            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(defined)}], "
-            f"keys used: [{', '.join(sorted(used))}]"
+            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{shown(', '.join(defined))}], "
+            f"keys used: [{shown(', '.join(sorted(used)))}]"
         )
 
 
@@ -222,10 +239,11 @@ def _check_stream(request: dict[str, Any]) -> None:
 
 def validate_create_table(request: dict[str, Any]) -> None:
     _check_billing(request)
-    defined = [d["AttributeName"] for d in request["AttributeDefinitions"]]
-    for name in defined:
-        if defined.count(name) > 1:
-            raise ValidationException(f"Attribute Name is duplicated: {name}")
+    defined = _Names([d["AttributeName"] for d in request["AttributeDefinitions"]])
+    if len(defined._set) < len(defined):
+        counts = Counter(defined)
+        name = next(name for name in defined if counts[name] > 1)
+        raise ValidationException(f"Attribute Name is duplicated: {shown(name)}")
     _check_table_key_schema(request["KeySchema"], defined)
     seen: set[str] = set()
     _check_local_indexes(request, defined, seen)

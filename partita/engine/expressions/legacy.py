@@ -51,6 +51,7 @@ from .ast import (
     UpdateAction,
     Value,
 )
+from .parser import MAX_IN_OPERANDS
 
 AttributeValue = dict[str, Any]
 
@@ -225,7 +226,19 @@ def _comparison(
     return Between(path, builder.value(low), builder.value(high))
 
 
-def _normalized(values: Any) -> list[AttributeValue]:
+#: Most values an AttributeValueList may carry: the expression language's IN
+#: limit (100 operands, the attribute included), since a legacy condition is
+#: evaluated as that expression. DynamoDB documents no limit of its own for
+#: legacy IN; without one, 600,000 values took seconds and 600 MB per Scan.
+MAX_ATTRIBUTE_VALUES = MAX_IN_OPERANDS - 1
+
+
+def _normalized(values: Any, operator: str) -> list[AttributeValue]:
+    """The list's values in canonical form; too many are refused before any is looked at."""
+    if values and len(values) > MAX_ATTRIBUTE_VALUES:
+        raise ValidationException(
+            f"{_INVALID}Invalid number of argument(s) for the {operator} ComparisonOperator"
+        )
     return [normalize_value(v) for v in values or ()]
 
 
@@ -253,7 +266,8 @@ def _expected_entry(builder: _Builder, attribute: str, entry: Mapping[str, Any])
                 f"{operator} for Attribute: {attribute}"
             )
         values = _normalized(
-            entry["AttributeValueList"] if has_list else [entry["Value"]] if has_value else []
+            entry["AttributeValueList"] if has_list else [entry["Value"]] if has_value else [],
+            operator,
         )
         _check_arguments(operator, values)
         return _comparison(builder, attribute, operator, values)
@@ -309,7 +323,7 @@ def translate_conditions(
     nodes: list[Node] = []
     for attribute, entry in conditions.items():
         operator = entry["ComparisonOperator"]
-        values = _normalized(entry.get("AttributeValueList"))
+        values = _normalized(entry.get("AttributeValueList"), operator)
         _check_arguments(operator, values)
         nodes.append(_comparison(builder, attribute, operator, values))
     return builder.finish(kind, nodes, conditional_operator == "OR")

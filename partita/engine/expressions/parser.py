@@ -317,11 +317,13 @@ class _ConditionParser(_Parser):
             and not self.keyword_token(tok)
         ):
             self.pos += 2
+            self.deeper()
             args = [self.operand()]
             while self.is_op(","):
                 self.pos += 1
                 args.append(self.operand())
             self.expect_op(")")
+            self.depth -= 1
             return Call(tok.text, tuple(args))
         return self.path()
 
@@ -498,11 +500,13 @@ class _UpdateParser(_Parser):
         nxt = self.tokens[self.pos + 1] if tok.kind == NAME else tok
         if tok.kind == NAME and nxt.kind == OP and nxt.text == "(" and not self.keyword_token(tok):
             self.pos += 2
+            self.deeper()
             args = [self.operand()]
             while self.is_op(","):
                 self.pos += 1
                 args.append(self.operand())
             self.expect_op(")")
+            self.depth -= 1
             self._note_function(tok.text)
             return Call(tok.text, tuple(args))
         return self.path()
