@@ -31,65 +31,41 @@ Facts and sources (copied as facts, no code):
   visited in that order; clauses for one member follow the hash order of their
   message text (3 of 3 observations). Both are best fits, not certainties.
 - Enum lists in messages use the service's own order, which differs from the
-  published model for a few enums; those are pinned in ``_ENUM_ORDER`` from
+  published model for a few enums; those are pinned in ``ENUM_ORDER`` from
   observed messages. Everything else comes from the model.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from collections.abc import Callable
 from typing import Any
 
-from partita.engine.values import START_OF_MAP, json_token_name
+from partita.engine.values import START_OF_MAP
 from partita.errors import (
-    SerializationException,
     ShapeValidationException,
 )
 
 from .java_text import java_hashmap_order, java_map_str, java_str, order_clauses
+from .leaves import (
+    LeafCheck,
+    as_integer,
+    blob_leaf,
+    boolean_leaf,
+    double_leaf,
+    integer_leaf,
+    serialization,
+    string_leaf,
+    table_arn_leaf,
+    timestamp_leaf,
+)
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
-# A leaf check returns the constraint tails it violates ("Member must ...") or
-# None, and raises SerializationException for a JSON value of the wrong kind.
-LeafCheck = Callable[[Any], "list[str] | None"]
 # A container check gets its own full path and appends finished clauses.
 ContainerCheck = Callable[[Any, str, list[str]], None]
 
 _JAVA_PKG = "com.amazonaws.dynamodb.v20120810."
 _MAX_ERRORS = 10
-
-# The service lists these enums in its own order, not the published model's.
-# Source: real-service messages (2026 catalogue: ScalarAttributeType,
-# StreamViewType, ContributorInsightsMode) and dynalite's recorded messages
-# (the rest). Used only when the set of values still equals the model's.
-_ENUM_ORDER: dict[str, tuple[str, ...]] = {
-    "ScalarAttributeType": ("B", "N", "S"),
-    "StreamViewType": ("OLD_IMAGE", "KEYS_ONLY", "NEW_AND_OLD_IMAGES", "NEW_IMAGE"),
-    "ContributorInsightsMode": ("THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"),
-    "ReturnValue": ("ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"),
-    "ComparisonOperator": (
-        "IN",
-        "NULL",
-        "BETWEEN",
-        "LT",
-        "NOT_CONTAINS",
-        "EQ",
-        "GT",
-        "NOT_NULL",
-        "NE",
-        "LE",
-        "BEGINS_WITH",
-        "GE",
-        "CONTAINS",
-    ),
-    "ConditionalOperator": ("OR", "AND"),
-    "Select": ("SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"),
-    "ProjectionType": ("ALL", "INCLUDE", "KEYS_ONLY"),
-}
 
 # Constraints the real service enforces that the published model lacks.
 # KeySchema: "Member must have length less than or equal to 2" is recorded from
@@ -133,24 +109,6 @@ _ELEMENT = "element"  # element of a list or value of a map
 _MAP_VALUE = "map value"
 
 
-# Java regex constructs the model uses that Python's ``re`` spells differently.
-_JAVA_REGEX_FIXES: tuple[tuple[str, str], ...] = (
-    (r"\p{Print}", r"[\x20-\x7e]"),
-    # A surrogate pair range written as UTF-16 units means "any supplementary character".
-    (r"\uD800\uDC00-\uDBFF\uDFFF", r"\U00010000-\U0010FFFF"),
-)
-
-
-def _java_regex(pattern: str) -> re.Pattern[str] | None:
-    """Compile a model (Java) pattern for Python; None (unchecked) if it cannot be translated."""
-    for java, python in _JAVA_REGEX_FIXES:
-        pattern = pattern.replace(java, python)
-    try:
-        return re.compile(pattern, re.DOTALL)
-    except re.error:
-        return None
-
-
 def _lower_first(name: str) -> str:
     """Member names in paths are lowerCamel: only the first letter is lowered (``sSESpecification``)."""
     return name[:1].lower() + name[1:]
@@ -160,36 +118,6 @@ def _lower_first(name: str) -> str:
 # Serialization (JSON kind) errors.
 # --------------------------------------------------------------------------
 
-
-
-def _serialization(message: str | None) -> SerializationException:
-    return SerializationException(message)
-
-
-def _scalar_kind_error(value: Any, java_type: str) -> SerializationException:
-    """Error for a list or object where a scalar of ``java_type`` is expected."""
-    if isinstance(value, list):
-        return _serialization(f"Unrecognized collection type class java.lang.{java_type}")
-    return _serialization(START_OF_MAP)
-
-
-_JAVA_INT_BOUND = 2**31
-_JAVA_LONG_BOUND = 2**63
-
-
-def _as_integer(value: float, java: str) -> int:
-    """What the codec makes of a JSON number with a fraction in an Integer/Long member.
-
-    Java's narrowing (truncation toward zero), as dynalite recorded the service
-    accepting floats there (it floors; the two differ only below zero, where
-    every integer member of the model is out of range anyway). A value beyond
-    the Java type's range cannot be converted. Neither answer is on a recent
-    record of the service; see docs/decisions.md ("Robustness").
-    """
-    bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
-    if not -bound <= value < bound:  # also false for NaN
-        raise _serialization(f"DECIMAL_VALUE cannot be converted to {java}")
-    return int(value)
 
 
 #: A null element of a list or value of a map (the model's lists and maps are
@@ -296,131 +224,22 @@ class _Compiler:
         shape = self.shapes[shape_name]
         kind = shape["type"]
         if shape_name == "TableArn":
-            return self._table_arn_leaf()
+            return table_arn_leaf(self.shapes)
         if kind == "string":
-            return self._string_leaf(shape_name, shape)
+            return string_leaf(shape_name, shape)
         if kind in ("integer", "long"):
-            return self._integer_leaf(shape, "Integer" if kind == "integer" else "Long")
+            check = integer_leaf(shape, "Integer" if kind == "integer" else "Long")
+            self._integer_leaves.add(check)
+            return check
         if kind == "double":
-            return self._double_leaf(shape)
+            return double_leaf(shape)
         if kind == "boolean":
-            return _boolean_leaf
+            return boolean_leaf
         if kind == "blob":
-            return _blob_leaf
+            return blob_leaf
         if kind == "timestamp":
-            return _timestamp_leaf
+            return timestamp_leaf
         raise ValueError(f"not a scalar shape: {shape_name} ({kind})")
-
-    def _string_leaf(self, shape_name: str, shape: dict[str, Any]) -> LeafCheck:
-        lo: int | None = shape.get("min")
-        hi: int | None = shape.get("max")
-        pattern: str | None = shape.get("pattern")
-        enum: list[str] | None = shape.get("enum")
-        regex = _java_regex(pattern) if pattern else None
-        enum_set = frozenset(enum) if enum else None
-        enum_msg = ""
-        if enum:
-            order = _ENUM_ORDER.get(shape_name)
-            shown = order if order and set(order) == set(enum) else tuple(enum)
-            enum_msg = "Member must satisfy enum value set: [" + ", ".join(shown) + "]"
-        lo_msg = f"Member must have length greater than or equal to {lo}"
-        hi_msg = f"Member must have length less than or equal to {hi}"
-        pattern_msg = f"Member must satisfy regular expression pattern: {pattern}"
-        unconstrained = lo is None and hi is None and regex is None and enum_set is None
-
-        def check(value: Any) -> list[str] | None:
-            if value.__class__ is not str:
-                if isinstance(value, list | dict):
-                    raise _scalar_kind_error(value, "String")
-                raise _serialization(f"{json_token_name(value)} cannot be converted to String")
-            if unconstrained:
-                return None
-            out: list[str] | None = None
-            # Java counts UTF-16 code units; code points differ only past the BMP.
-            n = len(value)
-            if lo is not None and n < lo:
-                out = [lo_msg]
-            if hi is not None and n > hi:
-                out = (out or []) + [hi_msg]
-            if regex is not None and regex.fullmatch(value) is None:
-                out = (out or []) + [pattern_msg]
-            if enum_set is not None and value not in enum_set:
-                out = (out or []) + [enum_msg]
-            return out
-
-        return check
-
-    def _table_arn_leaf(self) -> LeafCheck:
-        """``TableName`` members take a name or an ARN (model shape ``TableArn``, 1..1024).
-
-        Deviation from the published model, for fidelity: the real service
-        still answers a bad *name* with the ``TableName`` shape's clauses
-        (length >= 3, <= 255, pattern; observed for DescribeTable in 2026), so
-        a value that is not an ARN is checked against ``TableName``; an ARN is
-        checked against ``TableArn``. Whether the ARN is well formed is the
-        operation's business.
-        """
-        as_name = self._string_leaf("TableName", self.shapes["TableName"])
-        as_arn = self._string_leaf("TableArn", self.shapes["TableArn"])
-
-        def check(value: Any) -> list[str] | None:
-            if value.__class__ is str and value.startswith("arn:"):
-                return as_arn(value)
-            return as_name(value)
-
-        return check
-
-    def _integer_leaf(self, shape: dict[str, Any], java: str) -> LeafCheck:
-        lo: int | None = shape.get("min")
-        hi: int | None = shape.get("max")
-        lo_msg = f"Member must have value greater than or equal to {lo}"
-        hi_msg = f"Member must have value less than or equal to {hi}"
-        bound = _JAVA_INT_BOUND if java == "Integer" else _JAVA_LONG_BOUND
-
-        def check(value: Any) -> list[str] | None:
-            cls = value.__class__
-            if cls is not int:
-                if cls is float:
-                    # Callers replace the float by this truncation (see _as_integer).
-                    value = _as_integer(value, java)
-                elif cls is bool:
-                    raise _serialization(f"{json_token_name(value)} cannot be converted to {java}")
-                elif cls is str:
-                    raise _serialization(f"STRING_VALUE cannot be converted to {java}")
-                else:
-                    raise _scalar_kind_error(value, java)
-            elif not -bound <= value < bound:
-                raise _serialization(f"NUMBER_VALUE cannot be converted to {java}")
-            out: list[str] | None = None
-            if lo is not None and value < lo:
-                out = [lo_msg]
-            if hi is not None and value > hi:
-                out = (out or []) + [hi_msg]
-            return out
-
-        self._integer_leaves.add(check)
-        return check
-
-    def _double_leaf(self, shape: dict[str, Any]) -> LeafCheck:
-        lo = shape.get("min")
-        hi = shape.get("max")
-
-        def check(value: Any) -> list[str] | None:
-            cls = value.__class__
-            if cls is not int and cls is not float:
-                if cls is bool:
-                    raise _serialization(f"{json_token_name(value)} cannot be converted to Double")
-                if cls is str:
-                    raise _serialization("STRING_VALUE cannot be converted to Double")
-                raise _scalar_kind_error(value, "Double")
-            out: list[str] | None = None
-            if lo is not None and value < lo:
-                out = [f"Member must have value greater than or equal to {lo}"]
-            if hi is not None and value > hi:
-                out = (out or []) + [f"Member must have value less than or equal to {hi}"]
-            return out
-
-        return check
 
     # ----- containers -----
 
@@ -515,8 +334,8 @@ class _Compiler:
         def check(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not dict:
                 if isinstance(value, list):
-                    raise _serialization(list_msg)
-                raise _serialization(scalar_msg)
+                    raise serialization(list_msg)
+                raise serialization(scalar_msg)
             prefix = path + "." if path else ""
             # Fast path: visit only the members present (cost follows the body,
             # not the model). Clause order only matters when there are clauses,
@@ -527,7 +346,7 @@ class _Compiler:
                 if entry is not None and member is not None:
                     if member.__class__ is float and name in integers:
                         # The operation sees the integer the codec would have made.
-                        member = value[name] = _as_integer(member, integers[name])
+                        member = value[name] = as_integer(member, integers[name])
                     visit(entry, member, prefix, errors)
             for name in required_names:
                 if value.get(name) is None:
@@ -565,8 +384,8 @@ class _Compiler:
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not list:
                     if isinstance(value, dict):
-                        raise _serialization(START_OF_MAP)
-                    raise _serialization(scalar_msg)
+                        raise serialization(START_OF_MAP)
+                    raise serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
                 if most is not None and len(value) > most:
@@ -584,8 +403,8 @@ class _Compiler:
         def check_leaves(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not list:
                 if isinstance(value, dict):
-                    raise _serialization(START_OF_MAP)
-                raise _serialization(scalar_msg)
+                    raise serialization(START_OF_MAP)
+                raise serialization(scalar_msg)
             if length is not None:
                 length(value, path, errors)
             if most is not None and len(value) > most:
@@ -625,8 +444,8 @@ class _Compiler:
             def check_items(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not dict:
                     if isinstance(value, list):
-                        raise _serialization(list_msg)
-                    raise _serialization(scalar_msg)
+                        raise serialization(list_msg)
+                    raise serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
                 for key, element in value.items():
@@ -641,8 +460,8 @@ class _Compiler:
             def check(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not dict:
                     if isinstance(value, list):
-                        raise _serialization(list_msg)
-                    raise _serialization(scalar_msg)
+                        raise serialization(list_msg)
+                    raise serialization(scalar_msg)
                 if length is not None:
                     length(value, path, errors)
                 for key, element in value.items():
@@ -658,8 +477,8 @@ class _Compiler:
         def check_leaves(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not dict:
                 if isinstance(value, list):
-                    raise _serialization(list_msg)
-                raise _serialization(scalar_msg)
+                    raise serialization(list_msg)
+                raise serialization(scalar_msg)
             if length is not None:
                 length(value, path, errors)
             for key, element in value.items():
@@ -693,8 +512,8 @@ class _Compiler:
         checks_keys = shape["key"]["shape"] == "TableArn"
         if not value_tails and not checks_keys:
             return None
-        as_name = self._string_leaf("TableName", self.shapes["TableName"])
-        as_arn = self._string_leaf("TableArn", self.shapes["TableArn"])
+        as_name = string_leaf("TableName", self.shapes["TableName"])
+        as_arn = string_leaf("TableArn", self.shapes["TableArn"])
         name_clause = _map_clause("keys", _all_constraints(self.shapes["TableName"]))
         arn_clause = _map_clause("keys", _all_constraints(self.shapes["TableArn"]))
         value_clause = _map_clause("value", value_tails)
@@ -749,54 +568,6 @@ def _add(errors: list[str], shown: str, path: str, tails: list[str]) -> None:
         errors.extend(clauses)
     else:
         errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tails[0]}")
-
-
-def _boolean_leaf(value: Any) -> list[str] | None:
-    if value.__class__ is bool:
-        return None
-    if isinstance(value, list | dict):
-        raise _scalar_kind_error(value, "Boolean")
-    if isinstance(value, str):
-        raise _serialization("Unexpected token received from parser")
-    raise _serialization(f"{json_token_name(value)} cannot be converted to Boolean")
-
-
-_B64_ALPHABET = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-
-
-def _blob_leaf(value: Any) -> list[str] | None:
-    """Blobs travel as base64 text; the codec rejects what it cannot decode exactly."""
-    if value.__class__ is not str:
-        if isinstance(value, list):
-            raise _serialization("Unrecognized collection type class java.nio.ByteBuffer")
-        if isinstance(value, dict):
-            raise _serialization(START_OF_MAP)
-        raise _serialization("only base-64-encoded strings are convertible to bytes")
-    n = len(value)
-    if n % 4:
-        raise _serialization(
-            f"Base64 encoded length is expected a multiple of 4 bytes but found: {n}"
-        )
-    if n and (_B64_ALPHABET.fullmatch(value) is None or _b64_roundtrip(value) != value):
-        # The codec's own spelling, "dectected", is kept.
-        raise _serialization("Invalid last non-pad Base64 character dectected")
-    return None
-
-
-def _b64_roundtrip(value: str) -> str:
-    try:
-        return base64.b64encode(base64.b64decode(value, validate=True)).decode("ascii")
-    except (binascii.Error, ValueError):
-        return ""
-
-
-def _timestamp_leaf(value: Any) -> list[str] | None:
-    """Timestamps are epoch seconds (numbers); no recorded messages exist for other kinds."""
-    if value.__class__ in (int, float) or value.__class__ is str:
-        return None
-    if isinstance(value, list | dict):
-        raise _scalar_kind_error(value, "Date")
-    raise _serialization(f"{json_token_name(value)} cannot be converted to Date")
 
 
 # --------------------------------------------------------------------------
@@ -864,9 +635,9 @@ def validate_request(operation: str, body: object, service: str = DYNAMODB) -> N
             return
     if body.__class__ is not dict:
         if isinstance(body, list):
-            raise _serialization(_START_OF_LIST)
+            raise serialization(_START_OF_LIST)
         # A bare scalar or null body: the service answers with no message at all.
-        raise _serialization(None)
+        raise serialization(None)
     errors: list[str] = []
     fn(body, "", errors)
     if errors:
