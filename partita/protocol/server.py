@@ -10,7 +10,8 @@ ASGI app under uvicorn answers ~22k requests/s while a bare protocol does
 
 `PartitaApp` stays a plain ASGI app (it still runs under any ASGI server, and
 `partita serve --http uvicorn` uses uvicorn); both paths share
-`PartitaApp.answer` and `response_headers`, so they answer the same bytes.
+`PartitaApp.answer` and the headers of `response_headers` (formatted by
+`response_head`), so they answer the same bytes.
 
 What real and bad clients do, and what happens here:
 
@@ -61,7 +62,7 @@ from .app import (
     Headers,
     PartitaApp,
     header_bytes,
-    response_headers,
+    response_head,
 )
 
 log = logging.getLogger("partita.http")
@@ -431,10 +432,11 @@ class HttpConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None:
             return
-        parts = [_STATUS_LINES[status]]
-        for name, value in response_headers(payload, content_type, extra):
-            parts += (name, b": ", value, b"\r\n")
-        parts.append(self._server.date_line)
+        parts = [
+            _STATUS_LINES[status],
+            response_head(payload, content_type, extra),
+            self._server.date_line,
+        ]
         if close:
             parts.append(_CLOSE)
         elif http10:
