@@ -41,6 +41,7 @@ _GZIP_HEADER_BYTES = 10
 _QUALITY = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NEGOTIATED: dict[bytes, bytes | None] = {}
 _NEGOTIATED_MAX = 512  # distinct Accept-Encoding values remembered (clients send one)
+_NEGOTIATED_LENGTH = 256
 
 
 class BadEncoding(Exception):
@@ -107,9 +108,10 @@ def accepted_coding(accept_encoding: bytes) -> bytes | None:
     except KeyError:
         pass
     chosen = _negotiate(accept_encoding)
-    if len(_NEGOTIATED) >= _NEGOTIATED_MAX:
-        _NEGOTIATED.clear()
-    _NEGOTIATED[accept_encoding] = chosen
+    if len(accept_encoding) <= _NEGOTIATED_LENGTH:  # what a client really sends, not a 16 KB oddity
+        if len(_NEGOTIATED) >= _NEGOTIATED_MAX:
+            _NEGOTIATED.clear()
+        _NEGOTIATED[accept_encoding] = chosen
     return chosen
 
 
