@@ -213,7 +213,7 @@ class PartitaApp:
                     try:
                         body = decode_body(body, coding, MAX_REQUEST_BYTES)
                     except TooLarge:
-                        return TOO_LARGE if b"origin" not in headers else _with_cors(TOO_LARGE, method, headers)
+                        return _with_cors(TOO_LARGE, method, headers)
                     except BadEncoding:
                         status, payload = _UNDECODABLE
                     else:
