@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 import zlib
 from typing import Any
 
@@ -213,6 +214,17 @@ def test_concatenated_gzip_members_are_one_body(any_server: str, table: str) -> 
     response = put_encoded(any_server, parts, "gzip")
     assert response.status == 200, response.body
     assert stored(any_server, table, "members")["v"] == {"S": "value"}
+
+
+def test_members_are_capped_so_empty_members_cost_nothing(any_server: str, table: str) -> None:
+    body = item_body(table, "many")
+    assert put_encoded(any_server, gzip.compress(b"") * 63 + gzip.compress(body), "gzip").status == 200
+    # 800,000 empty members (16 MB): refused at once, not inflated one by one.
+    started = time.monotonic()
+    response = put_encoded(any_server, gzip.compress(b"") * 800_000 + gzip.compress(body), "gzip")
+    assert time.monotonic() - started < 5
+    assert response.status == 500
+    assert response.json() == UNDECODABLE
 
 
 def test_bytes_after_the_gzip_stream_are_ignored_as_on_dynamodb(any_server: str, table: str) -> None:

@@ -9,6 +9,7 @@ clients that vanish or stop reading, and how the server stops.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import signal
@@ -186,6 +187,16 @@ def test_chunked_request_body(endpoint: str) -> None:
             time.sleep(0.01)
         sock.sendall(b"0\r\n\r\n")
         status, _, body = Reader(sock).response()
+    assert status == 200
+    assert "TableNames" in json.loads(body)
+
+
+def test_chunked_gzip_request_body(endpoint: str) -> None:
+    packed = gzip.compress(b'{"Limit": 1}')
+    head = request("ListTables", b"", headers={"Transfer-Encoding": "chunked", "Content-Encoding": "gzip"})
+    head = head.replace(b"Content-Length: 0\r\n", b"")
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(packed[i : i + 7]), packed[i : i + 7]) for i in range(0, len(packed), 7))
+    status, _, body = exchange(endpoint, head + chunks + b"0\r\n\r\n")
     assert status == 200
     assert "TableNames" in json.loads(body)
 

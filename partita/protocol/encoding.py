@@ -38,6 +38,8 @@ where CPU matters more than bytes; the service's level is not known."""
 _CODINGS = (b"gzip", b"deflate")  # the service's preference when a wildcard allows both
 _GZIP_MEMBER = b"\x1f\x8b\x08"
 _GZIP_HEADER_BYTES = 10
+_WINDOW = 64 * 1024
+_MAX_MEMBERS = 64
 _QUALITY = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NEGOTIATED: dict[bytes, bytes | None] = {}
 _NEGOTIATED_MAX = 512  # distinct Accept-Encoding values remembered (clients send one)
@@ -66,29 +68,40 @@ def gunzip(body: bytes, limit: int) -> bytes:
     """Inflate one or more gzip members, checking each trailer's CRC32 and length.
 
     Inflates at most limit + 1 bytes, so a small body that would inflate to
-    gigabytes costs no more than the limit.
+    gigabytes costs no more than the limit. Input is fed in windows, so that
+    zlib's copy of the bytes left after a member is one window, not the
+    rest of the body; and members are capped, so a body of a million empty
+    members (20 bytes each) costs no more than a few (the service's
+    behaviour past a handful of members is not on record; over the cap is
+    undecodable).
     """
     if not body:
         raise BadEncoding
+    view = memoryview(body)
+    end = len(body)
     parts = []
     size = 0
-    rest = body
-    while True:
+    offset = 0
+    for _ in range(_MAX_MEMBERS):
         inflater = zlib.decompressobj(wbits=31)
-        try:
-            part = inflater.decompress(rest, limit + 1 - size)
-        except zlib.error:
-            raise BadEncoding from None
-        size += len(part)
-        if size > limit:
-            raise TooLarge
-        if not inflater.eof:  # truncated, or the trailer is missing
-            raise BadEncoding
-        parts.append(part)
-        rest = inflater.unused_data
-        if len(rest) < _GZIP_HEADER_BYTES or not rest.startswith(_GZIP_MEMBER):
-            break  # end of input, or trailing bytes that are not a member: ignored
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+        while not inflater.eof:
+            if offset >= end:  # truncated, or the trailer is missing
+                raise BadEncoding
+            window = view[offset : offset + _WINDOW]
+            offset += len(window)
+            try:
+                part = inflater.decompress(window, limit + 1 - size)
+            except zlib.error:
+                raise BadEncoding from None
+            size += len(part)
+            if size > limit:  # also the only way output stops before the input
+                raise TooLarge
+            parts.append(part)
+        offset -= len(inflater.unused_data)
+        if end - offset < _GZIP_HEADER_BYTES or body[offset : offset + 3] != _GZIP_MEMBER:
+            # End of input, or trailing bytes that are not a member: ignored.
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+    raise BadEncoding
 
 
 def accepted_coding(accept_encoding: bytes) -> bytes | None:
