@@ -74,6 +74,14 @@ def _parser() -> argparse.ArgumentParser:
         help="delete expired items this long after they expire (default 0: within about a second; "
         "DynamoDB takes up to 48 hours, 172800)",
     )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="answer 408 and close when a request has not fully arrived this long after "
+        "its first byte (default 60; Partita's own server)",
+    )
     add_commands(commands)
     return parser
 
@@ -176,6 +184,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 log_level="warning",
                 access_log=False,
                 timeout_keep_alive=int(args.keep_alive_timeout),
+                server_header=False,  # the app sends DynamoDB's own
             )
             uvicorn_server = uvicorn.Server(config)
             _tune_gc()
@@ -188,7 +197,12 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
-            run(app, sock, keep_alive_timeout=args.keep_alive_timeout)
+            run(
+                app,
+                sock,
+                keep_alive_timeout=args.keep_alive_timeout,
+                request_timeout=args.request_timeout,
+            )
     finally:
         if engine is not None:
             engine.duties.stop()

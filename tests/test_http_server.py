@@ -8,6 +8,8 @@ clients that vanish or stop reading, and how the server stops.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import os
 import signal
@@ -189,6 +191,16 @@ def test_chunked_request_body(endpoint: str) -> None:
     assert "TableNames" in json.loads(body)
 
 
+def test_chunked_gzip_request_body(endpoint: str) -> None:
+    packed = gzip.compress(b'{"Limit": 1}')
+    head = request("ListTables", b"", headers={"Transfer-Encoding": "chunked", "Content-Encoding": "gzip"})
+    head = head.replace(b"Content-Length: 0\r\n", b"")
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(packed[i : i + 7]), packed[i : i + 7]) for i in range(0, len(packed), 7))
+    status, _, body = exchange(endpoint, head + chunks + b"0\r\n\r\n")
+    assert status == 200
+    assert "TableNames" in json.loads(body)
+
+
 def test_expect_100_continue(endpoint: str) -> None:
     data = request("ListTables", {"Limit": 1}, headers={"Expect": "100-continue"})
     head, _, body = data.partition(b"\r\n\r\n")
@@ -359,23 +371,123 @@ def test_idle_connections_are_closed(start_server: Callable[..., Server]) -> Non
 def test_both_http_servers_answer_alike(start_server: Callable[..., Server]) -> None:
     endpoint = start_server("--in-memory").url
     uvicorn_server = start_server("--in-memory", "--http", "uvicorn")
+    big = json.dumps({"Limit": 1, "ExclusiveStartTableName": "x"}).encode()
     cases = [
         request("ListTables"),
         request(None, b"", method="GET"),
+        request(None, b"", method="GET", headers={"Host": "dynamodb.ap-south-1.amazonaws.com"}),
         request("ListTables", headers={"Content-Type": "text/plain"}),
         request("ListTables", b"{", headers={"Content-Type": "application/json"}),
         request("Nope"),
         request("ListTables", headers={"Authorization": "nothing"}),
+        request("ListTables", headers={"Origin": "http://x"}),
+        request(None, b"", method="OPTIONS", headers={"Origin": "o", "Access-Control-Request-Method": "POST"}),
+        request("ListTables", zlib.compress(big), headers={"Content-Encoding": "deflate"}),
+        request("ListTables", b"\x1f\x8b", headers={"Content-Encoding": "gzip"}),
+        # An error quoting 5 KB of the Authorization header: over the compression threshold.
+        request("ListTables", headers={"Authorization": "AWS4-" + "a" * 5000, "Accept-Encoding": "gzip"}),
+        request("ListTables", headers={"X-Pad": "p" * 17000}),
     ]
+    compared = ("x-amz-crc32", "content-length", "content-encoding", "server", "connection")
     for data in cases:
         ours, theirs = exchange(endpoint, data), exchange(uvicorn_server.url, data)
         assert ours[0] == theirs[0], data
         assert ours[2] == theirs[2], data
         assert ours[1].get("content-type") == theirs[1].get("content-type"), data
-        for name in ("x-amz-crc32", "content-length"):
-            assert ours[1][name] == theirs[1][name], (name, data)
+        for name in compared + tuple(h for h in ours[1] if h.startswith("access-control")):
+            assert ours[1].get(name) == theirs[1].get(name), (name, data)
     ddb = client_for(uvicorn_server.url)
     ddb.list_tables()
+
+
+def trickle(sock: socket.socket, data: bytes, pause: float, give_up: float) -> bytes:
+    """Send `data` a byte at a time until the server answers or closes; what it said."""
+    sock.settimeout(pause)
+    started = time.monotonic()
+    for byte in data:
+        try:
+            sock.sendall(bytes([byte]))
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        try:
+            answer = sock.recv(65536)
+        except TimeoutError:
+            if time.monotonic() - started > give_up:
+                raise AssertionError("still reading a trickled request") from None
+            continue
+        except ConnectionResetError:
+            return b""
+        sock.settimeout(5)
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer
+    raise AssertionError("the whole request was read")
+
+
+@pytest.mark.parametrize("part", ["request line", "headers", "body", "blank lines"])
+def test_a_trickling_client_is_cut_off_at_the_request_timeout(start_server: Callable[..., Server], part: str) -> None:
+    server = start_server("--in-memory", "--request-timeout", "1")
+    data = request("ListTables", b'{"Limit": 1}' + b" " * 200)
+    if part == "headers":
+        head, _, rest = data.partition(b"\r\n")
+        prefix, data = head + b"\r\n", rest
+    elif part == "body":
+        prefix, data = data[:-150], data[-150:]
+    elif part == "blank lines":
+        prefix, data = b"", b"\r\n" * 200
+    else:
+        prefix = b""
+    with connect(server.url) as sock:
+        sock.sendall(prefix)
+        started = time.monotonic()
+        answer = trickle(sock, data, pause=0.2, give_up=10)
+        assert 0.8 < time.monotonic() - started < 6
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+    assert b"connection: close\r\n" in answer
+
+
+def test_the_request_timeout_spares_idle_and_prompt_clients(start_server: Callable[..., Server]) -> None:
+    server = start_server("--in-memory", "--request-timeout", "1")
+    with connect(server.url) as sock:
+        reader = Reader(sock)
+        sock.sendall(request("ListTables"))
+        assert reader.response()[0] == 200
+        time.sleep(2.5)  # idle between requests: only the keep-alive timeout applies
+        data = request("ListTables")
+        sock.sendall(data[:30])
+        time.sleep(0.4)  # slow, but in full within the timeout
+        sock.sendall(data[30:])
+        assert reader.response()[0] == 200
+        sock.sendall(request("ListTables"))
+        assert reader.response()[0] == 200
+
+
+def test_a_head_line_that_never_ends_is_refused(endpoint: str) -> None:
+    with connect(endpoint) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\nX-Endless: ")
+        with contextlib.suppress(OSError):
+            for _ in range(40):
+                sock.sendall(b"e" * 65536)
+        reader = Reader(sock)
+        status, headers, body = reader.response()
+        assert (status, body) == (400, b"")
+        assert headers["connection"] == "close"
+
+
+def test_a_lingering_close_ends_even_if_the_client_keeps_sending(endpoint: str) -> None:
+    # After a closing answer, input is dropped for LINGER_SECONDS: a client
+    # still trickling does not keep the connection alive.
+    with connect(endpoint) as sock:
+        sock.sendall(request("ListTables", headers={"Connection": "close"}))
+        reader = Reader(sock)
+        assert reader.response()[0] == 200
+        started = time.monotonic()
+        with contextlib.suppress(OSError):
+            while time.monotonic() - started < 10:
+                sock.sendall(b"x")
+                time.sleep(0.2)
+        assert time.monotonic() - started < 8
 
 
 def test_sigterm_exits_0_and_keeps_the_data(start_server: Callable[..., Server], tmp_path: Path) -> None:

@@ -16,9 +16,12 @@ DYNAMO = "com.amazonaws.dynamodb.v20120810#"
 
 
 def test_health_check(endpoint: str) -> None:
+    # DynamoDB's text names the host the client used (http.client sends host:port).
     response = raw_request(endpoint, None, None, method="GET")
     assert response.status == 200
-    assert response.body == b"healthy: dynamodb.us-east-1.amazonaws.com "
+    assert response.body == b"healthy: " + endpoint.removeprefix("http://").encode() + b" "
+    response = raw_request(endpoint, None, None, method="GET", headers={"Host": "dynamodb.eu-west-1.amazonaws.com"})
+    assert response.body == b"healthy: dynamodb.eu-west-1.amazonaws.com "
 
 
 def test_response_headers(endpoint: str) -> None:

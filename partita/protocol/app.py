@@ -2,8 +2,14 @@
 
 A raw ASGI callable (no framework) because every request takes this path and
 a framework's routing and request objects would cost more than the work of a
-GetItem. The order of checks follows the real service: content type, JSON,
-target, authentication header, then the operation.
+GetItem. The order of checks follows the real service: content type, body
+decoding, JSON, target, authentication header, then the operation.
+
+Around that, what DynamoDB's endpoint does at the HTTP level: `GET` (any
+path) is the health check naming the host the client used; an `Origin`
+header gets CORS headers and `OPTIONS` with one is a preflight; a large
+answer is compressed when the client accepts it (`encoding.py`); every
+answer says `Server: Server`; a request line or headers over 16 KB get 400.
 """
 
 from __future__ import annotations
@@ -28,6 +34,14 @@ from ..errors import (
     SerializationException,
     UnknownOperationException,
 )
+from .encoding import (
+    COMPRESSION_THRESHOLD,
+    BadEncoding,
+    TooLarge,
+    accepted_coding,
+    compress,
+    decode_body,
+)
 
 log = logging.getLogger("partita")
 
@@ -41,14 +55,41 @@ _UNKNOWN_XML = b"<UnknownOperationException/>\n"
 _WELL_FORMED_AUTH = re.compile(
     rb"AWS4-[!-~]* Credential=[!-+\--~]+, ?SignedHeaders=[!-+\--~]+, ?Signature=[!-+\--~]+"
 )
-HEALTH_TEXT = b"healthy: dynamodb.us-east-1.amazonaws.com "
 JSON_REPLY = b"application/x-amz-json-1.0"
+TEXT_REPLY = b"text/plain"
 
-Answer = tuple[int, bytes, bytes | None]
-"""(status, payload, content type or None): what Partita answers to one request."""
+MAX_TARGET_BYTES = 16 * 1024
+MAX_HEADER_BYTES = 16 * 1024
+"""DynamoDB answers 400 to a request line (URL) or headers over 16 KB (as
+recorded by Alternator's suite against it; the 400 for headers, its empty
+body and whether the limit is 16,384 or 16,000 bytes are not on record).
+The cap also bounds everything the protocol layer echoes: the Host in the
+health text, CORS request headers, the Authorization header in
+IncompleteSignatureException, the operation name in UnknownOperationException."""
 
-TOO_LARGE: Answer = (413, b"", None)
+# CORS as DynamoDB sends it (dynalite's suite and Alternator's, both run
+# against the service): every answer to a request with an Origin allows any
+# origin and exposes these headers; a preflight echoes what was asked for.
+CORS_EXPOSE_HEADERS = b"x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date"
+CORS_MAX_AGE = b"172800"
+_CORS = [(b"access-control-allow-origin", b"*"), (b"access-control-expose-headers", CORS_EXPOSE_HEADERS)]
+_SERVER = (b"server", b"Server")  # DynamoDB's Server header, word for word
+
+Headers = list[tuple[bytes, bytes]]
+Answer = tuple[int, bytes, bytes | None, Headers | None]
+"""(status, payload, content type or None, extra headers or None): what
+Partita answers to one request. Extra headers are those that depend on the
+request (Content-Encoding, CORS); the payload is already encoded."""
+
+TOO_LARGE: Answer = (413, b"", None, None)
 """The answer to a body over MAX_REQUEST_BYTES (DynamoDB's status); the server then closes."""
+
+HEAD_TOO_LARGE: Answer = (400, b"", None, None)
+"""The answer to a request line or headers over their limit; the server then closes."""
+
+# DynamoDB answers 500 to a body it cannot decode (Alternator's suite); the
+# body of that 500 is not on record, so it is Partita's InternalServerError.
+_UNDECODABLE = (500, orjson.dumps(InternalServerError("Internal server error").body()))
 
 
 class IncompleteSignatureException(DynamoDBError):
@@ -68,6 +109,17 @@ def request_id() -> bytes:
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
     return {name.lower(): value for name, value in scope["headers"]}
+
+
+def header_bytes(headers: Any) -> int:
+    """The size of a header block as sent (name, value, ": " and CRLF per header)."""
+    return sum(len(name) + len(value) + 4 for name, value in headers)
+
+
+def _head_too_large(scope: dict[str, Any]) -> bool:
+    query = scope.get("query_string") or b""
+    target = len(scope.get("raw_path") or scope["path"].encode()) + (len(query) + 1 if query else 0)
+    return target > MAX_TARGET_BYTES or header_bytes(scope["headers"]) > MAX_HEADER_BYTES
 
 
 def _check_auth(headers: dict[bytes, bytes]) -> None:
@@ -98,23 +150,12 @@ def _check_auth(headers: dict[bytes, bytes]) -> None:
         raise IncompleteSignatureException(message + "Authorization=" + auth)
 
 
-def _decode_body(body: bytes, headers: dict[bytes, bytes]) -> bytes:
-    if headers.get(b"content-encoding", b"").lower() == b"gzip":
-        try:
-            inflater = zlib.decompressobj(wbits=31)
-            body = inflater.decompress(body, MAX_REQUEST_BYTES + 1)
-        except zlib.error:
-            raise SerializationException() from None
-        if len(body) > MAX_REQUEST_BYTES:
-            raise SerializationException()
-    return body
-
-
 class PartitaApp:
     """The ASGI application bound to one engine."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]
@@ -133,6 +174,9 @@ class PartitaApp:
                 return
 
     async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if _head_too_large(scope):  # uvicorn sets no such limit itself
+            await _send(send, 400, b"", None, [(b"connection", b"close")])
+            return
         chunks = []
         size = 0
         more = True
@@ -150,23 +194,57 @@ class PartitaApp:
         path = scope.get("raw_path") or scope.get("path", "/").encode("latin-1")
         await _send(send, *self.answer(scope["method"], _headers(scope), b"".join(chunks), path))
 
-    def answer(self, method: str, headers: dict[bytes, bytes], body: bytes, path: bytes = b"/") -> Answer:
-        """Answer one complete HTTP request: (status, payload, content type or None).
+    def answer(
+        self, method: str, headers: dict[bytes, bytes], body: bytes, path: bytes = b"/"
+    ) -> Answer:
+        """Answer one complete HTTP request: (status, payload, content type, extra headers).
 
         The one definition of what Partita answers at the HTTP level, shared
         by the ASGI path above and by `partita.protocol.server`, so that both
         servers behave the same byte for byte (apart from headers a server
-        adds itself, such as Date). `headers` has lower-case names.
+        adds itself, such as Date). `headers` has lower-case names; of a
+        header sent several times the last counts (as on DynamoDB, for
+        Accept-Encoding).
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
-            return admin_answer(self.engine, method, path, body)
-        if method == "GET" and not body:
-            return 200, HEALTH_TEXT, b"text/plain"
-        content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
-        if method != "POST" or (body and content_type not in JSON_TYPES):
-            return 404, _UNKNOWN_XML, None
-        status, payload = self.respond(headers, body)
-        return status, payload, JSON_REPLY if content_type != b"application/json" else content_type
+            return (*admin_answer(self.engine, method, path, body), None)
+        if method == "POST":
+            content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
+            if body and content_type not in JSON_TYPES:
+                status, payload, reply_type = 404, _UNKNOWN_XML, None
+            else:
+                coding = headers.get(b"content-encoding")
+                if coding is None:
+                    status, payload = self.respond(headers, body)
+                else:
+                    try:
+                        body = decode_body(body, coding, MAX_REQUEST_BYTES)
+                    except TooLarge:
+                        return _with_cors(TOO_LARGE, method, headers)
+                    except BadEncoding:
+                        status, payload = _UNDECODABLE
+                    else:
+                        status, payload = self.respond(headers, body)
+                reply_type = JSON_REPLY if content_type != b"application/json" else content_type
+        elif method == "GET":
+            host = headers.get(b"host")
+            status, reply_type = 200, TEXT_REPLY
+            payload = b"healthy: " + host + b" " if host else self._health_default
+        elif method == "OPTIONS" and headers.get(b"origin"):
+            status, payload, reply_type = 200, b"", None  # a CORS preflight
+        else:
+            status, payload, reply_type = 404, _UNKNOWN_XML, None
+        extra = None
+        if len(payload) >= COMPRESSION_THRESHOLD:
+            accept = headers.get(b"accept-encoding")
+            if accept is not None:
+                chosen = accepted_coding(accept)
+                if chosen is not None:
+                    payload = compress(payload, chosen)
+                    extra = [(b"content-encoding", chosen)]
+        if b"origin" in headers:
+            return _with_cors((status, payload, reply_type, extra), method, headers)
+        return status, payload, reply_type, extra
 
     def respond(self, headers: dict[bytes, bytes], body: bytes) -> tuple[int, bytes]:
         """Run one request to completion; every failure becomes DynamoDB's error."""
@@ -180,7 +258,6 @@ class PartitaApp:
             return error.status, orjson.dumps(error.body())
 
     def _run(self, headers: dict[bytes, bytes], body: bytes) -> dict[str, Any]:
-        body = _decode_body(body, headers)
         request = None
         if body:
             try:
@@ -195,23 +272,72 @@ class PartitaApp:
         return handle(self.engine, operation, request, service, headers.get(b"host"))
 
 
-def response_headers(payload: bytes, content_type: bytes | None) -> list[tuple[bytes, bytes]]:
+def _with_cors(answer: Answer, method: str, headers: dict[bytes, bytes]) -> Answer:
+    """Add DynamoDB's CORS headers to an answer to a request with an Origin.
+
+    Only a preflight (OPTIONS) gets Max-Age and the echo of the requested
+    headers and method, as on DynamoDB; an empty Origin counts as none.
+    """
+    if not headers.get(b"origin"):
+        return answer
+    status, payload, content_type, extra = answer
+    added = list(_CORS)
+    if method == "OPTIONS":
+        requested = headers.get(b"access-control-request-headers")
+        if requested:
+            added.append((b"access-control-allow-headers", requested))
+        requested = headers.get(b"access-control-request-method")
+        if requested:
+            added.append((b"access-control-allow-methods", requested))
+        added.append((b"access-control-max-age", CORS_MAX_AGE))
+    return status, payload, content_type, added if extra is None else extra + added
+
+
+def response_headers(
+    payload: bytes, content_type: bytes | None, extra: Headers | None = None
+) -> Headers:
     """The headers every answer carries, as DynamoDB sends them (lower-case names).
 
-    botocore checks x-amz-crc32 against the body and retries on a mismatch;
-    the request id is what users quote in bug reports. Both HTTP servers
-    use this list, so there is one definition.
+    botocore checks x-amz-crc32 against the body (the bytes on the wire, so
+    compressed when compressed) and retries on a mismatch; the request id
+    is what users quote in bug reports. The ASGI path sends this list;
+    `response_head` is the same headers already formatted, for Partita's
+    own server (a test compares both servers' bytes).
     """
     headers = [] if content_type is None else [(b"content-type", content_type)]
     headers += [
         (b"x-amzn-requestid", request_id()),
         (b"x-amz-crc32", b"%d" % zlib.crc32(payload)),
         (b"content-length", b"%d" % len(payload)),
+        _SERVER,
     ]
+    if extra is not None:
+        headers += extra
     return headers
 
 
-async def _send(send: Any, status: int, payload: bytes, content_type: bytes | None) -> None:
-    headers = response_headers(payload, content_type)
+_HEAD = b"x-amzn-requestid: %052X\r\nx-amz-crc32: %d\r\ncontent-length: %d\r\nserver: Server\r\n"
+_TYPED_HEAD = b"content-type: %s\r\n" + _HEAD
+
+
+def response_head(payload: bytes, content_type: bytes | None, extra: Headers | None = None) -> bytes:
+    """`response_headers` as header lines: one formatting operation instead of a list.
+
+    Every answer takes this path, and building a list of pairs to join
+    again costs more than the rest of the framing.
+    """
+    if content_type is None:
+        head = _HEAD % (_random_bits(208), zlib.crc32(payload), len(payload))
+    else:
+        head = _TYPED_HEAD % (content_type, _random_bits(208), zlib.crc32(payload), len(payload))
+    if extra is not None:
+        head += b"".join([b"%s: %s\r\n" % pair for pair in extra])
+    return head
+
+
+async def _send(
+    send: Any, status: int, payload: bytes, content_type: bytes | None, extra: Headers | None = None
+) -> None:
+    headers = response_headers(payload, content_type, extra)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

@@ -10,7 +10,8 @@ ASGI app under uvicorn answers ~22k requests/s while a bare protocol does
 
 `PartitaApp` stays a plain ASGI app (it still runs under any ASGI server, and
 `partita serve --http uvicorn` uses uvicorn); both paths share
-`PartitaApp.answer` and `response_headers`, so they answer the same bytes.
+`PartitaApp.answer` and the headers of `response_headers` (formatted by
+`response_head`), so they answer the same bytes.
 
 What real and bad clients do, and what happens here:
 
@@ -22,14 +23,17 @@ What real and bad clients do, and what happens here:
 - `Expect: 100-continue` gets `100 Continue`, or the 413 at once when the
   declared length is over the limit;
 - a body over MAX_REQUEST_BYTES (declared or, when chunked, counted) gets 413
-  and the connection closes without reading the rest; a request head over
-  MAX_HEAD_BYTES gets 431; malformed HTTP gets 400; all three close;
+  and the connection closes without reading the rest; a request line
+  (URL) or headers over 16 KB get 400, as on DynamoDB; malformed HTTP gets
+  400; all of these close;
 - backpressure: when the transport's write buffer passes its high-water
   mark, reading pauses, requests already parsed wait in a queue (bounded by
   the bytes already read) and are answered in order once it drains;
-- connections idle longer than the keep-alive timeout (or stuck half-way
-  through a request) are closed by one sweep a second, not a timer per
-  request; the same tick refreshes the cached Date header;
+- connections idle longer than the keep-alive timeout are closed by one
+  sweep a second, not a timer per request; the same sweep answers 408 and
+  closes a connection whose request has not arrived in full within the
+  request timeout (a client trickling a byte a second would otherwise hold
+  it forever); the same tick refreshes the cached Date header;
 - graceful shutdown: stop accepting, close idle connections, let a request
   that has started arriving finish (answered with `Connection: close`),
   abort what is left after a grace period.
@@ -48,12 +52,26 @@ from typing import Any, cast
 
 import httptools
 
-from .app import MAX_REQUEST_BYTES, TOO_LARGE, Answer, PartitaApp, response_headers
+from .app import (
+    HEAD_TOO_LARGE,
+    MAX_HEADER_BYTES,
+    MAX_REQUEST_BYTES,
+    MAX_TARGET_BYTES,
+    TOO_LARGE,
+    Answer,
+    Headers,
+    PartitaApp,
+    header_bytes,
+    response_head,
+)
 
 log = logging.getLogger("partita.http")
 
 MAX_HEAD_BYTES = 1024 * 1024
-"""Request line + headers; DynamoDB's own requests carry a few hundred bytes."""
+"""Raw bytes received while in a request head, counted per read: a guard
+for what the exact URL and header limits (16 KB, in the parser callbacks)
+cannot see, such as one header line that never ends, which the parser
+buffers. A read is at most 256 KB, so pipelined requests never reach it."""
 
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 2 * MAX_REQUEST_BYTES
@@ -67,6 +85,7 @@ _STATUS_LINES = {
     for status in HTTPStatus
 }
 _TICK = 1.0  # seconds between sweeps of idle connections (and Date refreshes)
+_REQUEST_TIMEOUT: Answer = (408, b"", None, None)
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _CLOSE = b"connection: close\r\n"
 _KEEP_ALIVE = b"connection: keep-alive\r\n"
@@ -93,10 +112,12 @@ class HttpServer:
         app: PartitaApp,
         *,
         keep_alive_timeout: float = 60.0,
+        request_timeout: float = 60.0,
         shutdown_timeout: float = 10.0,
     ) -> None:
         self.app = app
         self.keep_alive_timeout = keep_alive_timeout
+        self.request_timeout = request_timeout
         self.shutdown_timeout = shutdown_timeout
         self.connections: set[HttpConnection] = set()
         self.closing = False
@@ -125,18 +146,30 @@ class HttpServer:
         await self._done
 
     def _tick(self) -> None:
-        """Once a second: refresh the clock and Date, close idle connections."""
+        """Once a second: refresh the clock and Date, close idle and overdue connections.
+
+        The clock is the event loop's monotonic one: these are connection
+        timeouts, not DynamoDB time rules, so they must not follow a clock
+        that tests move.
+        """
         assert self._loop is not None
         self.clock = now = self._loop.time()
         self.date_line = _date_line()
         # Stamps lag activity by up to one tick: add it, so that no
         # connection is closed before it has really been idle that long.
         limit, linger = self.keep_alive_timeout + _TICK, LINGER_SECONDS + _TICK
-        expired = [
-            c for c in self.connections if now - c.last_active > (linger if c.lingering else limit)
-        ]
+        deadline = self.request_timeout + _TICK
+        expired = []
+        overdue = []
+        for c in self.connections:
+            if now - c.last_active > (linger if c.lingering else limit):
+                expired.append(c)
+            elif c.request_started is not None and now - c.request_started > deadline:
+                overdue.append(c)
         for connection in expired:
             connection.expire()
+        for connection in overdue:
+            connection.time_out()
         self._tick_handle = self._loop.call_later(_TICK, self._tick)
 
     def shutdown(self) -> None:
@@ -182,6 +215,8 @@ class HttpConnection(asyncio.Protocol):
         "_body",
         "_size",
         "_head_bytes",
+        "_read_bytes",
+        "_target_bytes",
         "_in_message",
         "_in_head",
         "_backlog",
@@ -190,6 +225,7 @@ class HttpConnection(asyncio.Protocol):
         "_discard_left",
         "lingering",
         "last_active",
+        "request_started",
     )
 
     def __init__(self, server: HttpServer) -> None:
@@ -201,7 +237,9 @@ class HttpConnection(asyncio.Protocol):
         self._url = b""
         self._body: list[bytes] = []
         self._size = 0
-        self._head_bytes = 0
+        self._head_bytes = 0  # an upper bound of the current head's bytes
+        self._read_bytes = 0  # the size of the read being parsed
+        self._target_bytes = 0
         self._in_message = False  # a request has begun and is not yet answered
         self._in_head = True  # still reading a request line and headers
         # Requests parsed while writing is paused; None when nothing waits.
@@ -211,6 +249,8 @@ class HttpConnection(asyncio.Protocol):
         self.lingering = False  # half-closed: dropping input until the client closes
         self._discard_left = LINGER_BYTES
         self.last_active = server.clock
+        # When the request being received began (server clock); None between requests.
+        self.request_started: float | None = None
 
     # asyncio callbacks
 
@@ -230,17 +270,22 @@ class HttpConnection(asyncio.Protocol):
         self._server.connection_gone()
 
     def data_received(self, data: bytes) -> None:
-        self.last_active = self._server.clock
         if self._closed:
+            # Dropped input does not keep a closing connection alive: the
+            # linger ends LINGER_SECONDS after the last useful activity.
             if self.lingering:
                 self._discard_left -= len(data)
                 if self._discard_left < 0 and self._transport is not None:
                     self._transport.close()
             return
+        self.last_active = self._server.clock
+        if self.request_started is None:
+            self.request_started = self.last_active  # even bytes before a request line count
+        self._read_bytes = size = len(data)
         if self._in_head:
-            self._head_bytes += len(data)
+            self._head_bytes += size
             if self._head_bytes > MAX_HEAD_BYTES:
-                self._fail((431, b"", None))
+                self._fail(HEAD_TOO_LARGE)
                 return
         try:
             self._parser.feed_data(data)
@@ -252,9 +297,9 @@ class HttpConnection(asyncio.Protocol):
             if isinstance(error.__context__, _Stop):
                 return
             log.error("HTTP handling failed", exc_info=error.__context__ or error)
-            self._fail((500, b"", None))
+            self._fail((500, b"", None, None))
         except httptools.HttpParserError:
-            self._fail((400, b"", None))
+            self._fail((400, b"", None, None))
 
     def pause_writing(self) -> None:
         """The client reads slower than we answer: stop reading its requests."""
@@ -291,8 +336,16 @@ class HttpConnection(asyncio.Protocol):
         self._size = 0
         self._in_message = True
         self._in_head = True
+        # The head began somewhere in this read: all of it is the bound.
+        self._head_bytes = self._read_bytes
+        self._target_bytes = 0
+        self.request_started = self._server.clock
 
     def on_url(self, url: bytes) -> None:
+        self._target_bytes += len(url)
+        if self._target_bytes > MAX_TARGET_BYTES:
+            self._fail(HEAD_TOO_LARGE)
+            raise _Stop
         self._url += url  # may arrive in pieces
 
     def on_header(self, name: bytes, value: bytes) -> None:
@@ -300,8 +353,13 @@ class HttpConnection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        self._head_bytes = 0
         headers = self._headers
+        # Exact only when the bound says it may be over: a typical request
+        # arrives in one read far under the limit and is not measured.
+        if self._head_bytes > MAX_HEADER_BYTES and header_bytes(headers.items()) > MAX_HEADER_BYTES:
+            self._fail(HEAD_TOO_LARGE)
+            raise _Stop
+        self._head_bytes = 0
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > MAX_REQUEST_BYTES:
             self._fail(TOO_LARGE)
@@ -326,6 +384,7 @@ class HttpConnection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self._in_head = True
+        self.request_started = None
         body = self._body
         parser = self._parser
         request = (
@@ -359,9 +418,9 @@ class HttpConnection(asyncio.Protocol):
     def _answer(self, request: tuple[Any, ...]) -> None:
         _, method, headers, body, keep_alive, http10, url = request
         self._in_message = False
-        status, payload, content_type = self._app.answer(method, headers, body, url)
+        status, payload, content_type, extra = self._app.answer(method, headers, body, url)
         close = not keep_alive or self._server.closing
-        self._write(status, payload, content_type, close, http10, method == "HEAD")
+        self._write(status, payload, content_type, extra, close, http10, method == "HEAD")
         if close:
             self._finish()
 
@@ -370,6 +429,7 @@ class HttpConnection(asyncio.Protocol):
         status: int,
         payload: bytes,
         content_type: bytes | None,
+        extra: Headers | None,
         close: bool,
         http10: bool = False,
         head_only: bool = False,
@@ -377,10 +437,11 @@ class HttpConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None:
             return
-        parts = [_STATUS_LINES[status]]
-        for name, value in response_headers(payload, content_type):
-            parts += (name, b": ", value, b"\r\n")
-        parts.append(self._server.date_line)
+        parts = [
+            _STATUS_LINES[status],
+            response_head(payload, content_type, extra),
+            self._server.date_line,
+        ]
         if close:
             parts.append(_CLOSE)
         elif http10:
@@ -396,14 +457,15 @@ class HttpConnection(asyncio.Protocol):
             return
         self._closed = True
         self._in_message = False
+        self.request_started = None
         if self._backlog is not None:
             self._backlog.append((_FAIL, answer))
             return
         self._write_and_close(answer)
 
     def _write_and_close(self, answer: Answer) -> None:
-        status, payload, content_type = answer
-        self._write(status, payload, content_type, True)
+        status, payload, content_type, extra = answer
+        self._write(status, payload, content_type, extra, True)
         self._finish()
 
     def _finish(self) -> None:
@@ -439,6 +501,16 @@ class HttpConnection(asyncio.Protocol):
         else:
             self._transport.close()
 
+    def time_out(self) -> None:
+        """The request has not arrived in full within the request timeout: 408, close."""
+        if self._transport is None or self._closed:
+            return
+        if self._writing_paused:  # not reading our answers either
+            self._closed = True
+            self._transport.abort()
+            return
+        self._fail(_REQUEST_TIMEOUT)
+
     def shutdown(self) -> None:
         """Close if nothing is under way; otherwise the answer under way closes."""
         if self._transport is None:
@@ -457,12 +529,16 @@ async def serve(
     sock: socket.socket,
     *,
     keep_alive_timeout: float = 60.0,
+    request_timeout: float = 60.0,
     shutdown_timeout: float = 10.0,
 ) -> None:
     """Serve on `sock` until SIGTERM or SIGINT, then shut down gracefully."""
     loop = asyncio.get_running_loop()
     server = HttpServer(
-        app, keep_alive_timeout=keep_alive_timeout, shutdown_timeout=shutdown_timeout
+        app,
+        keep_alive_timeout=keep_alive_timeout,
+        request_timeout=request_timeout,
+        shutdown_timeout=shutdown_timeout,
     )
     await server.start(sock)
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -474,8 +550,16 @@ async def serve(
             loop.remove_signal_handler(signum)
 
 
-def run(app: PartitaApp, sock: socket.socket, *, keep_alive_timeout: float = 60.0) -> None:
+def run(
+    app: PartitaApp,
+    sock: socket.socket,
+    *,
+    keep_alive_timeout: float = 60.0,
+    request_timeout: float = 60.0,
+) -> None:
     """Run the server on uvloop in this process until it is told to stop."""
     import uvloop
 
-    uvloop.run(serve(app, sock, keep_alive_timeout=keep_alive_timeout))
+    uvloop.run(
+        serve(app, sock, keep_alive_timeout=keep_alive_timeout, request_timeout=request_timeout)
+    )
