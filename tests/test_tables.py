@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import create_table, error_of
+from conftest import create_table, error_of, raw_request
 
 KEY = [{"AttributeName": "pk", "KeyType": "HASH"}]
 DEFS = [{"AttributeName": "pk", "AttributeType": "S"}]
@@ -274,3 +274,20 @@ def test_catalog_changes_reach_every_worker(start_server: Any, tmp_path: Any) ->
     for i in range(12):
         fresh().put_item(TableName="shared", Item={"id": {"N": str(i)}})
     assert fresh().describe_table(TableName="shared")["Table"]["ItemCount"] == 12
+
+
+def test_create_table_answer_has_only_dynamodb_members(endpoint: str, table_name: str) -> None:
+    # boto3 drops unknown members, so read the raw answer: Partita's bookkeeping stays inside.
+    request = {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+        "Tags": [{"Key": "team", "Value": "data"}],
+    }
+    created = raw_request(endpoint, "CreateTable", request).json()["TableDescription"]
+    described = raw_request(endpoint, "DescribeTable", {"TableName": table_name}).json()["Table"]
+    assert [k for k in created if k.startswith("_")] == []
+    assert created["TableStatus"] == "CREATING"
+    assert set(created) == set(described)

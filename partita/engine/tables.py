@@ -116,7 +116,9 @@ class TableOps:
             description = self._describe_new(request, table_id)
             sync_stream(txn, None, description, description["CreationDateTime"])
             self._catalog.put(txn, Table.from_description(description, table_id))
-        return {**description, "TableStatus": "CREATING"}
+        out = _without_private(description)
+        out["TableStatus"] = "CREATING"
+        return out
 
     def _describe_new(self, request: dict[str, Any], table_id: int) -> dict[str, Any]:
         name = request["TableName"]
@@ -183,7 +185,7 @@ class TableOps:
         return self.public(table, live_counts=True)
 
     def public(self, table: Table, *, live_counts: bool = True) -> dict[str, Any]:
-        out = {k: v for k, v in table.description.items() if not k.startswith("_")}
+        out = _without_private(table.description)
         if live_counts:
             out["ItemCount"], out["TableSizeBytes"] = self._store.stats(*table.data_range())
             for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
@@ -234,3 +236,8 @@ class TableOps:
         for member in _OMITTED_WHEN_DELETING:
             out.pop(member, None)
         return out
+
+
+def _without_private(description: dict[str, Any]) -> dict[str, Any]:
+    """A table document without Partita's own bookkeeping (`_Tags`, `_Stream`, `_IndexIds`...)."""
+    return {k: v for k, v in description.items() if not k.startswith("_")}
