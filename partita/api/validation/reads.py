@@ -330,18 +330,7 @@ def check_query_keys(
             if is_hash or n > 1:
                 raise ValidationException(f"Query condition missed key schema element: {attr.name}")
             continue
-        if term.op in _NOT_INDEXABLE:
-            raise ValidationException("Attempted conditional constraint is not an indexable operation")
-        if any(attr.type not in value for value in term.values):
-            raise ValidationException(f"{INVALID}Condition parameter type does not match schema type")
-        if is_hash and term.op != "EQ":
-            raise ValidationException("Query key condition not supported")
-        for value in term.values:
-            if value[attr.type] == "" and attr.type in _EMPTY_KIND:
-                raise ValidationException(
-                    "One or more parameter values are not valid. The AttributeValue for a key "
-                    f"attribute cannot contain an empty {_EMPTY_KIND[attr.type]} value. Key: {attr.name}"
-                )
+        _check_term(attr, term, is_hash)
     hk = table.hash_key
     hash_value = terms[hk.name].values[0][hk.type]
     rk = table.range_key
