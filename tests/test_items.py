@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import error_of
+from conftest import error_of, raw_request
 
 ALL_TYPES = {
     "pk": {"S": "all-types"},
@@ -287,3 +287,20 @@ def test_invalid_values(ddb: Any, hash_table: str, value: dict[str, Any], messag
         ddb.put_item(TableName=hash_table, Item={"pk": {"S": "v"}, "bad": value})
     assert error_of(excinfo) == ("ValidationException", message)
     assert "Item" not in ddb.get_item(TableName=hash_table, Key={"pk": {"S": "v"}})
+
+
+def test_data_plane_table_name_rules(endpoint: str) -> None:
+    # Observed in 2026: the data plane checks TableName with the model's TableArn
+    # constraint (1..1024), so an empty name is one clause and a short or oddly
+    # spelled one is just a table that does not exist.
+    response = raw_request(endpoint, "PutItem", {"TableName": "", "Item": {"pk": {"S": "a"}}})
+    assert response.status == 400
+    assert response.json() == {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "1 validation error detected: Value '' at 'tableName' failed to satisfy "
+        "constraint: Member must have length greater than or equal to 1",
+    }
+    for name in ("ab", "bad name!"):
+        response = raw_request(endpoint, "GetItem", {"TableName": name, "Key": {"pk": {"S": "a"}}})
+        assert response.status == 400
+        assert response.json()["__type"] == "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException"

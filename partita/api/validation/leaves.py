@@ -137,6 +137,7 @@ def string_leaf(shape_name: str, shape: dict[str, Any]) -> LeafCheck:
 
     return check
 
+
 def table_arn_leaf(shapes: dict[str, Any]) -> LeafCheck:
     """``TableName`` members take a name or an ARN (model shape ``TableArn``, 1..1024).
 
@@ -156,6 +157,7 @@ def table_arn_leaf(shapes: dict[str, Any]) -> LeafCheck:
         return as_name(value)
 
     return check
+
 
 def integer_leaf(shape: dict[str, Any], java: str) -> LeafCheck:
     lo: int | None = shape.get("min")
@@ -186,6 +188,7 @@ def integer_leaf(shape: dict[str, Any], java: str) -> LeafCheck:
         return out
 
     return check
+
 
 def double_leaf(shape: dict[str, Any]) -> LeafCheck:
     lo = shape.get("min")

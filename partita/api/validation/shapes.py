@@ -83,6 +83,21 @@ _MODEL_PATCHES: dict[str, dict[str, Any]] = {
     "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
 }
 _GSI_KEY_SCHEMA_OWNERS = ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction")
+# Single-table data-plane operations check TableName with the model's own
+# TableArn constraint (length 1..1024, no pattern): observed on the service in
+# 2026 ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem),
+# where control-plane operations still apply the TableName rules (3..255 and
+# the pattern; see leaves.table_arn_leaf). A name that passes but names no
+# table is then ResourceNotFoundException.
+_DATA_PLANE_INPUTS = (
+    "GetItemInput",
+    "PutItemInput",
+    "UpdateItemInput",
+    "DeleteItemInput",
+    "QueryInput",
+    "ScanInput",
+)
+_DATA_PLANE_TABLE = "DataPlaneTableArn"
 
 # The codec's message for a scalar where a collection nested directly in
 # another collection is expected (dynalite: RequestItems.Attr, Keys.0).
@@ -162,6 +177,13 @@ class _Compiler:
         if all(owner in self.shapes for owner in _GSI_KEY_SCHEMA_OWNERS):
             for name, patch in _MODEL_PATCHES.items():
                 self.shapes[name] = {**self.shapes.get(name, {}), **patch}
+        if "TableArn" in self.shapes:
+            self.shapes[_DATA_PLANE_TABLE] = self.shapes["TableArn"]
+        for name in _DATA_PLANE_INPUTS:
+            if name in self.shapes:
+                members = dict(self.shapes[name]["members"])
+                members["TableName"] = {**members["TableName"], "shape": _DATA_PLANE_TABLE}
+                self.shapes[name] = {**self.shapes[name], "members": members}
         for owner in _GSI_KEY_SCHEMA_OWNERS:
             if owner not in self.shapes:
                 continue
