@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..storage.base import Store
 from .batch import BatchOps
+from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
 from .capacity.partitions import PARTITION_SIZE_LIMIT
 from .capacity.splits import PartitionSplitter
@@ -67,6 +68,7 @@ class Engine:
         self.duties = Duties(store)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
+        self.insights = ContributorInsights(store, self.catalog, self.clock)
         self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit)
         self.duties.add(self.splitter.run)
         # Finish index backfills and drops a previous run left unfinished.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..schema import Table
+from .insights import STATE
 from .meter import Meter, Resource
 from .partitions import TABLE_MAP, partition_of, ranges
 
@@ -84,7 +85,10 @@ def hot_keys(meter: Meter, table: Table, res: Resource, top: int = TOP) -> dict[
         for name in _COUNTS:
             group[name] += entry[name]
     groups = list(by_partition.values())
-    return {
+    insights = (table.description.get(STATE) or {}).get(res.name)
+    throttled_only = insights is not None and insights.get("status") == "ENABLED" and \
+        insights.get("mode") == "THROTTLED_KEYS"
+    out = {
         "table": table.name,
         "index": None if res.name == TABLE_MAP else res.name,
         "window": "last minute (sliding), totals since the server started",
@@ -96,7 +100,14 @@ def hot_keys(meter: Meter, table: Table, res: Resource, top: int = TOP) -> dict[
             "by_consumed_units": [_public(k) for k in _ranked(groups, _units)[:top]],
             "by_throttles": [_public(k) for k in _ranked(groups, _throttles)[:top] if _throttles(k) > 0],
         },
+        "contributor_insights": None if insights is None else {
+            "status": insights["status"], "mode": insights.get("mode", "ACCESSED_AND_THROTTLED_KEYS"),
+        },
     }
+    if throttled_only:  # THROTTLED_KEYS mode ranks throttled keys only, as the CloudWatch rules would
+        out["keys"]["by_consumed_units"] = []  # type: ignore[index]
+        out["partition_keys"]["by_consumed_units"] = []  # type: ignore[index]
+    return out
 
 
 _COUNTS = (
