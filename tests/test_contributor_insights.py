@@ -73,3 +73,19 @@ def test_rankings_come_from_the_counters_once_enabled(endpoint: str, ddb: Any, t
     assert ranked[0]["key"] == {"pk": {"S": "DAY#2026-08-20"}} and ranked[0]["write_units_total"] == 5.0
     assert ranked[1]["key"] == {"pk": {"S": "quiet"}} and ranked[1]["write_units_total"] == 1.0
     assert hot["keys"]["by_consumed_units"][0]["key"]["pk"] == {"S": "DAY#2026-08-20"}
+
+
+def test_metrics_report_units_throttles_items_and_partitions(endpoint: str, ddb: Any, table_name: str) -> None:
+    import urllib.request
+
+    _table_with_index(ddb, table_name)
+    ddb.update_contributor_insights(TableName=table_name, ContributorInsightsAction="ENABLE")
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": "x"}})
+    with urllib.request.urlopen(endpoint + "/metrics") as answer:
+        assert answer.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = answer.read().decode()
+    assert f'partita_consumed_write_units_total{{index="",table="{table_name}"}} 1.0' in text
+    assert f'partita_consumed_write_units_total{{index="byG",table="{table_name}"}} 1.0' in text
+    assert f'partita_item_count{{index="",table="{table_name}"}} 1.0' in text
+    assert f'partita_partitions{{index="",table="{table_name}"}} 8.0' in text
+    assert f'partita_throttled_requests_total{{index="",operation="write",table="{table_name}"}} 0.0' in text

@@ -160,6 +160,10 @@ class PartitaApp:
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
             return admin_answer(self.engine, method, path, body)
+        if path == b"/metrics" and method == "GET":  # Prometheus (partita/admin/metrics.py)
+            from ..admin.metrics import CONTENT_TYPE, metrics
+
+            return 200, metrics(self.engine), CONTENT_TYPE
         if method == "GET" and not body:
             return 200, HEALTH_TEXT, b"text/plain"
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
