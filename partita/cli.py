@@ -82,6 +82,19 @@ def _parser() -> argparse.ArgumentParser:
         help="answer 408 and close when a request has not fully arrived this long after "
         "its first byte (default 60; Partita's own server)",
     )
+    serve.add_argument(
+        "--emulate-throughput",
+        action="store_true",
+        help="enforce DynamoDB's throughput limits: provisioned capacity with burst, 3000 read / 1000 write "
+        "units per second per partition, on-demand maxima (off by default, as DynamoDB Local)",
+    )
+    serve.add_argument(
+        "--partition-size-limit",
+        type=_positive_int,
+        default=10 * 1024**3,
+        metavar="BYTES",
+        help="split a partition that holds more than this (default 10 GB, as DynamoDB)",
+    )
     add_commands(commands)
     return parser
 
@@ -171,6 +184,9 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             item_collection_limit=args.item_collection_limit,
             gsi_lag_ms=args.gsi_lag_ms,
             ttl_delay=args.ttl_delay,
+            emulate_throughput=args.emulate_throughput,
+            capacity_path=None if args.in_memory else args.data_dir / "partita.capacity",
+            partition_size_limit=args.partition_size_limit,
         )
         app = PartitaApp(engine)
         if args.http == "uvicorn":

@@ -9,6 +9,8 @@ from typing import Any
 import orjson
 
 from ..engine.engine import Engine
+from .capacity import TABLES, table_route
+from .errors import AdminError
 
 PREFIX = b"/partita/"
 JSON = b"application/json"
@@ -16,11 +18,6 @@ JSON = b"application/json"
 Answer = tuple[int, bytes, bytes | None]
 
 
-class AdminError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def _clock_doc(engine: Engine) -> dict[str, Any]:
@@ -53,6 +50,8 @@ def answer(engine: Engine, method: str, path: bytes, body: bytes) -> Answer:
     """Answer one admin request: (status, JSON payload, content type)."""
     route = _ROUTES.get(path.split(b"?", 1)[0].rstrip(b"/"))
     try:
+        if route is None and path.startswith(TABLES):
+            return 200, orjson.dumps(table_route(engine, method, path)), JSON
         if route is None:
             raise AdminError(404, f"no admin resource at {path.decode('latin-1')}")
         request: Any = None

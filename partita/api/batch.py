@@ -134,14 +134,36 @@ def batch_write_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     with deserialized_first(lambda: _write_maps(request_items)):
         actions = _write_actions(engine, request_items)
     outcomes = engine.batch.write(actions)
-    out: dict[str, Any] = {"UnprocessedItems": {}}
-    consumed = consumed_documents((o.consumed for o in outcomes), request.get("ReturnConsumedCapacity"))
+    out: dict[str, Any] = {"UnprocessedItems": _unprocessed_writes(request_items, outcomes)}
+    written = [o for o in outcomes if o.throttled is None]
+    consumed = consumed_documents((o.consumed for o in written), request.get("ReturnConsumedCapacity"))
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
     if request.get("ReturnItemCollectionMetrics") == "SIZE":
-        metrics = collection_metrics((o.action, o.collection_bytes) for o in outcomes)
+        metrics = collection_metrics((o.action, o.collection_bytes) for o in written)
         if metrics:
             out["ItemCollectionMetrics"] = metrics
+    return out
+
+
+def _unprocessed_writes(request_items: dict[str, list[dict[str, Any]]], outcomes: list[Any]) -> dict[str, Any]:
+    """The requests the throughput emulation throttled, as sent (actions follow the request order).
+
+    As on DynamoDB, a batch none of whose requests could be processed fails
+    with the throttling exception instead.
+    """
+    throttled = [o.throttled for o in outcomes if o.throttled is not None]
+    if not throttled:
+        return {}
+    if len(throttled) == len(outcomes):
+        raise throttled[0]
+    out: dict[str, list[dict[str, Any]]] = {}
+    position = 0
+    for table_name, requests in request_items.items():
+        for sent in requests:
+            if outcomes[position].throttled is not None:
+                out.setdefault(table_name, []).append(sent)
+            position += 1
     return out
 
 
@@ -222,12 +244,14 @@ def batch_get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         gets = _table_gets(request_items)
         reads = _key_reads(engine, gets)
     result = engine.batch.get(reads)
+    if result.throttled and len(result.throttled) == len(result.items) == len(reads):
+        raise next(iter(result.throttled.values()))  # nothing could be read: DynamoDB fails the call
     responses: dict[str, list[Item]] = {get.name: [] for get in gets}
     unprocessed: dict[str, dict[str, Any]] = {}
     index = 0
     for get in gets:
         for raw_key in get.request["Keys"]:
-            if index >= len(result.items):
+            if index >= len(result.items) or index in result.throttled:
                 rest = unprocessed.setdefault(get.name, {**get.request, "Keys": []})
                 rest["Keys"].append(raw_key)
             else:

@@ -7,7 +7,19 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, control, items, partiql, reads, streams, tables, tags, transactions, ttl
+from . import (
+    batch,
+    control,
+    insights,
+    items,
+    partiql,
+    reads,
+    streams,
+    tables,
+    tags,
+    transactions,
+    ttl,
+)
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -43,6 +55,9 @@ OPERATIONS: dict[str, Handler] = {
     "DeleteResourcePolicy": control.delete_resource_policy,
     "UpdateTimeToLive": ttl.update_time_to_live,
     "DescribeTimeToLive": ttl.describe_time_to_live,
+    "UpdateContributorInsights": insights.update_contributor_insights,
+    "DescribeContributorInsights": insights.describe_contributor_insights,
+    "ListContributorInsights": insights.list_contributor_insights,
 }
 
 #: Operations answered from the request's Host header rather than the store.

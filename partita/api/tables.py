@@ -28,7 +28,11 @@ def list_tables(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def delete_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    return {"TableDescription": engine.tables.delete(request["TableName"])}
+    table = engine.catalog.get(request["TableName"])
+    out = {"TableDescription": engine.tables.delete(request["TableName"])}
+    if table is not None:
+        engine.meter.forget_if_used(table)  # free its shared throughput slots
+    return out
 
 
 def update_table(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:

@@ -17,8 +17,12 @@ from typing import Any
 
 import orjson
 
+from ..errors import DynamoDBError
 from ..storage.base import Store
 from .capacity import Consumed, read_units
+from .capacity.charges import read_charge, write_charges
+from .capacity.meter import Meter
+from .capacity.partitions import INSIGHTS
 from .items import ItemAction, resolve, store, write_capacity
 from .schema import Table
 from .writes import WriteRules
@@ -57,6 +61,8 @@ class WriteOutcome:
     action: ItemAction
     consumed: Consumed
     collection_bytes: int | None
+    #: The throughput emulation refused this request: it goes back in UnprocessedItems.
+    throttled: DynamoDBError | None = None
 
 
 @dataclass(slots=True)
@@ -76,44 +82,72 @@ class BatchGetResult:
     consumed: list[Consumed] = field(default_factory=list)
     #: DynamoDB size of the items read, before any projection.
     size: int = 0
+    #: Positions of the reads the throughput emulation refused (UnprocessedKeys), and why.
+    throttled: dict[int, DynamoDBError] = field(default_factory=dict)
 
 
-def read_keys(store: Store, reads: list[KeyRead], limit: int | None = None) -> BatchGetResult:
+def read_keys(
+    store: Store, reads: list[KeyRead], limit: int | None = None, meter: Meter | None = None
+) -> BatchGetResult:
     """Read keys in order, in one snapshot, until the next item would pass `limit` bytes.
 
     One snapshot makes the answer one state of the store, which
     TransactGetItems promises and costs BatchGetItem nothing. Only the reads
-    processed are charged.
+    processed are charged; with a `meter`, a read it throttles is left out
+    (None in `items`, its position in `throttled`).
     """
     result = BatchGetResult()
+    enforce = meter is not None and meter.enforcing
     with store.snapshot() as view:
         for read in reads:
-            stored = view.get_weighted(read.table.row_key(read.key))
+            row = read.table.row_key(read.key)
+            stored = view.get_weighted(row)
             item = None if stored is None else orjson.loads(stored[0])
             size = 0 if stored is None else stored[1]
             if limit is not None and result.size + size > limit:
                 break
+            units = read_units(size, read.consistent)
+            if meter is not None and (enforce or INSIGHTS in read.table.description):
+                try:
+                    meter.charge([read_charge(meter, read.table, None, row, units, read.key)])
+                except DynamoDBError as error:
+                    result.throttled[len(result.items)] = error
+                    result.items.append(None)
+                    continue
             result.size += size
             result.items.append(item)
-            result.consumed.append(Consumed(read.table.name, read_units(size, read.consistent)))
+            result.consumed.append(Consumed(read.table.name, units))
     return result
 
 
 class BatchOps:
-    def __init__(self, store: Store, rules: WriteRules) -> None:
+    def __init__(self, store: Store, rules: WriteRules, meter: Meter | None = None) -> None:
         self._store = store
         self._rules = rules
+        self._meter = meter
+        self._enforce = meter is not None and meter.enforcing
 
     def write(self, actions: list[ItemAction]) -> list[WriteOutcome]:
-        """Write every prepared put or delete, all in one store transaction."""
+        """Write every prepared put or delete, all in one store transaction.
+
+        A request the throughput emulation throttles is skipped (nothing of
+        it is written) and comes back with `throttled` set.
+        """
         outcomes = []
+        meter = self._meter
         with self._store.write() as txn:
             for action in actions:
                 old, new = resolve(txn, action)
+                if meter is not None and (self._enforce or INSIGHTS in action.table.description):
+                    try:
+                        meter.charge(write_charges(meter, action, old, new))
+                    except DynamoDBError as error:
+                        outcomes.append(WriteOutcome(action, Consumed(action.table.name), None, error))
+                        continue
                 effects = store(txn, action, old, new, self._rules)
                 outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects), effects.collection_bytes))
         return outcomes
 
     def get(self, reads: list[KeyRead], limit: int = MAX_BATCH_GET_BYTES) -> BatchGetResult:
         """BatchGetItem: at most `limit` bytes of items (their size before any projection)."""
-        return read_keys(self._store, reads, limit)
+        return read_keys(self._store, reads, limit, self._meter)

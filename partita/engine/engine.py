@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..storage.base import Store
 from .batch import BatchOps
+from .capacity.insights import ContributorInsights
+from .capacity.meter import Meter
+from .capacity.partitions import PARTITION_SIZE_LIMIT
+from .capacity.splits import PartitionSplitter
 from .catalog import Catalog
 from .clock import Clock
 from .control.backups import BackupOps
@@ -34,19 +40,24 @@ class Engine:
         gsi_lag_ms: int = 0,
         ttl_delay: float = 0.0,
         background: bool = True,
+        emulate_throughput: bool = False,
+        capacity_path: Path | None = None,
+        partition_size_limit: int = PARTITION_SIZE_LIMIT,
     ) -> None:
         self.store = store
         self.region = region
         self.ttl_delay = ttl_delay
         self.clock = Clock(store)
+        #: Token buckets and usage counters, shared by the workers through `capacity_path`.
+        self.meter = Meter(self.clock, capacity_path, emulate_throughput)
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
         rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
-        self.items = ItemOps(store, self.tables, rules)
-        self.batch = BatchOps(store, rules)
-        self.transactions = TransactionOps(store, rules, self.clock)
-        self.reads = ReadOps(store)
+        self.items = ItemOps(store, self.tables, rules, self.meter)
+        self.batch = BatchOps(store, rules, self.meter)
+        self.transactions = TransactionOps(store, rules, self.clock, meter=self.meter)
+        self.reads = ReadOps(store, self.meter)
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)
@@ -57,6 +68,9 @@ class Engine:
         self.duties = Duties(store)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
+        self.insights = ContributorInsights(store, self.catalog, self.clock)
+        self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit)
+        self.duties.add(self.splitter.run)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:
@@ -70,3 +84,4 @@ class Engine:
     def close(self) -> None:
         self.duties.stop()
         self.store.close()
+        self.meter.close()

@@ -29,6 +29,9 @@ import orjson
 from ..errors import ConditionalCheckFailedException, ValidationException
 from ..storage.base import ReadView, Store, WriteTxn
 from .capacity import Consumed, read_units, write_units
+from .capacity.charges import read_charge, write_charges
+from .capacity.meter import Meter
+from .capacity.partitions import INSIGHTS
 from .expressions import evaluate
 from .item_keys import check_item_key, check_key, key_of
 from .schema import Table
@@ -264,15 +267,20 @@ def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effec
 
 
 class ItemOps:
-    def __init__(self, store: Store, tables: TableOps, rules: WriteRules) -> None:
+    def __init__(self, store: Store, tables: TableOps, rules: WriteRules, meter: Meter | None = None) -> None:
         self._store = store
         self._tables = tables
         self._rules = rules
+        #: Charged on every request with --emulate-throughput, else only on tables with Contributor Insights.
+        self._meter = meter
+        self._enforce = meter is not None and meter.enforcing
 
     def _execute(self, action: ItemAction) -> tuple[Item | None, Item | None, WriteEffects]:
-        """Resolve and store one action in its own write transaction."""
+        """Resolve and store one action in its own write transaction (a throttled one stores nothing)."""
         with self._store.write() as txn:
             old, new = resolve(txn, action)
+            if self._meter is not None and (self._enforce or INSIGHTS in action.table.description):
+                self._meter.charge(write_charges(self._meter, action, old, new))
             effects = store(txn, action, old, new, self._rules)
         return old, new, effects
 
@@ -303,10 +311,14 @@ class ItemOps:
     def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
         table = self._tables.get(table_name)
         check_key(table, key)
-        stored = self._store.get_weighted(table.row_key(key))
+        row = table.row_key(key)
+        stored = self._store.get_weighted(row)
+        units = read_units(0 if stored is None else stored[1], consistent)
+        if self._meter is not None and (self._enforce or INSIGHTS in table.description):
+            self._meter.charge([read_charge(self._meter, table, None, row, units, key)])
         if stored is None:
-            return None, Consumed(table.name, read_units(0, consistent))
-        return orjson.loads(stored[0]), Consumed(table.name, read_units(stored[1], consistent))
+            return None, Consumed(table.name, units)
+        return orjson.loads(stored[0]), Consumed(table.name, units)
 
     def update(
         self,

@@ -32,6 +32,9 @@ import orjson
 
 from ..storage.base import ReadView, Store
 from .capacity import Consumed, read_units
+from .capacity.charges import read_charge
+from .capacity.meter import Meter
+from .capacity.partitions import INSIGHTS
 from .keys import (
     encode_partition,
     encode_sort,
@@ -268,8 +271,22 @@ def row_hash(space: KeySpace, row_key: bytes) -> int:
 class ReadOps:
     """Query and Scan pages over one store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, meter: Meter | None = None) -> None:
         self._store = store
+        self._meter = meter
+        self._enforce = meter is not None and meter.enforcing
+
+    def _charge(self, space: KeySpace, page: Page, row: bytes, key: Item | None) -> Page:
+        """Charge a page to the partition it read (a Query's, or where a Scan page starts).
+
+        The page's rows were read but nothing is returned when it is throttled.
+        """
+        meter = self._meter
+        if meter is not None:
+            index = space.index
+            name = None if index is None else index.name
+            meter.charge([read_charge(meter, space.table, name, row, page.consumed.total, key)])
+        return page
 
     def query(
         self,
@@ -301,7 +318,11 @@ class ReadOps:
                 start = max(start, after + b"\x00")
             else:
                 end = min(end, after)
-        return self._page(space, start, end, not forward, spec)
+        page = self._page(space, start, end, not forward, spec)
+        if not self._enforce and INSIGHTS not in space.table.description:
+            return page
+        key = {space.hash_key.name: {space.hash_key.type: hash_value}} if isinstance(hash_value, str) else None
+        return self._charge(space, page, prefix, key)
 
     def scan(
         self,
@@ -316,7 +337,10 @@ class ReadOps:
         start, end = self.segment_range(space, segment, total_segments)
         if start_key is not None:
             start = max(start, space.position(start_key) + b"\x00")
-        return self._page(space, start, end, False, spec)
+        page = self._page(space, start, end, False, spec)
+        if not self._enforce and INSIGHTS not in space.table.description:
+            return page
+        return self._charge(space, page, start if len(start) >= len(space.prefix) + 8 else space.prefix + bytes(8), None)
 
     @staticmethod
     def segment_range(space: KeySpace, segment: int, total_segments: int) -> tuple[bytes, bytes]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store
+from .capacity.partitions import store_initial_map
 from .catalog import Catalog
 from .clock import Clock
 from .control import throughput
@@ -114,6 +115,7 @@ class TableOps:
                 raise ResourceInUseException(f"Table already exists: {name}")
             table_id = self._catalog.next_table_id(txn)
             description = self._describe_new(request, table_id)
+            store_initial_map(description)
             sync_stream(txn, None, description, description["CreationDateTime"])
             self._catalog.put(txn, Table.from_description(description, table_id))
         out = _without_private(description)

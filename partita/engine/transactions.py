@@ -37,6 +37,10 @@ from ..errors import (
 from ..storage.base import ReadView, Store, WriteTxn
 from .batch import BatchGetResult, KeyRead, read_keys
 from .capacity import Consumed, read_units
+from .capacity.charges import read_charge, write_charges
+from .capacity.meter import Charge, Meter
+from .capacity.partitions import INSIGHTS
+from .capacity.throttle import ThrottlingException
 from .clock import Clock
 from .items import ItemAction, resolve, store, write_capacity
 from .writes import WriteRules
@@ -182,11 +186,43 @@ class _Tokens:
 
 class TransactionOps:
     def __init__(
-        self, store: Store, rules: WriteRules, clock: Clock, token_window_ms: int = TOKEN_WINDOW_MS
+        self,
+        store: Store,
+        rules: WriteRules,
+        clock: Clock,
+        token_window_ms: int = TOKEN_WINDOW_MS,
+        meter: Meter | None = None,
     ) -> None:
         self._store = store
         self._rules = rules
         self._tokens = _Tokens(token_window_ms, clock)
+        self._meter = meter
+        self._enforce = meter is not None and meter.enforcing
+
+    def _charge(self, owners: list[list[Charge]]) -> None:
+        """Charge every action's units (doubled, as transactions cost) at once, or cancel.
+
+        A throttled transaction is cancelled with ProvisionedThroughputExceeded
+        (provisioned) or ThrottlingError (on-demand) as the reason of the
+        action that met the limit, as DynamoDB's API reference lists them.
+        """
+        assert self._meter is not None
+        charges = [charge for part in owners for charge in part]
+        if not charges:
+            return
+        try:
+            self._meter.charge(charges)
+        except DynamoDBError as error:
+            failed = getattr(error, "charge", None)
+            code = "ThrottlingError" if isinstance(error, ThrottlingException) else "ProvisionedThroughputExceeded"
+            reasons = [
+                {"Code": code, "Message": error.message} if any(c is failed for c in part) else NO_REASON
+                for part in owners
+            ]
+            raise cancellation(reasons) from None
+
+    def _metered(self, tables: list[Any]) -> bool:
+        return self._meter is not None and (self._enforce or any(INSIGHTS in t.description for t in tables))
 
     def write(self, actions: list[ItemAction], token: ClientToken | None = None) -> TransactWriteResult:
         """Run every action or none, in one store write transaction."""
@@ -196,6 +232,10 @@ class TransactionOps:
                 if remembered is not None:
                     return TransactWriteResult(_read_capacity(txn, actions), remembered, replayed=True)
             resolved = _resolve_all(txn, actions)
+            if self._metered([action.table for action in actions]):
+                meter = self._meter
+                assert meter is not None
+                self._charge([write_charges(meter, a, old, new, 2.0) for a, (old, new) in zip(actions, resolved, strict=True)])
             result = TransactWriteResult([], [])
             for index, (action, (old, new)) in enumerate(zip(actions, resolved, strict=True)):
                 try:
@@ -215,6 +255,13 @@ class TransactionOps:
         result = read_keys(self._store, reads)
         if result.size > MAX_TRANSACTION_BYTES:
             raise ValidationException(TRANSACTION_TOO_LARGE)
+        if self._metered([read.table for read in reads]):
+            meter = self._meter
+            assert meter is not None
+            self._charge([
+                [read_charge(meter, read.table, None, read.table.row_key(read.key), 2 * consumed.total, read.key)]
+                for read, consumed in zip(reads, result.consumed, strict=True)
+            ])
         return result
 
 

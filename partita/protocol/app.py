@@ -208,6 +208,10 @@ class PartitaApp:
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
             return (*admin_answer(self.engine, method, path, body), None)
+        if path == b"/metrics" and method == "GET":  # Prometheus (partita/admin/metrics.py)
+            from ..admin.metrics import CONTENT_TYPE, metrics
+
+            return 200, metrics(self.engine), CONTENT_TYPE, None
         if method == "POST":
             content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
             if body and content_type not in JSON_TYPES:

@@ -1,0 +1,12 @@
+"""Partitions and capacity: DynamoDB's unit arithmetic, partition maps, throughput emulation.
+
+`units` is the arithmetic every request uses (ReturnConsumedCapacity);
+`partitions` the partition maps kept in the catalog; `meter` the token
+buckets of `--emulate-throughput` and the counters the introspection API,
+Contributor Insights and `/metrics` read; `splits` the background duty that
+splits partitions by size.
+"""
+
+from .units import READ_UNIT_BYTES, WRITE_UNIT_BYTES, Consumed, read_units, write_units
+
+__all__ = ["READ_UNIT_BYTES", "WRITE_UNIT_BYTES", "Consumed", "read_units", "write_units"]

@@ -1,0 +1,101 @@
+"""What one request charges to which partitions: the bridge from the item paths to the meter.
+
+A write charges its table's partition (the table units plus its local
+index units, which DynamoDB takes from the table) and, for each GSI whose
+entry it changes, that index's partition of the new entry (or of the old
+one when the item leaves the index). The units are computed before anything
+is stored, with the same rules as `writes.store_item`, so a throttled write
+writes nothing and an admitted one is charged exactly what
+ReturnConsumedCapacity reports.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..schema import Index, Table
+from ..values import item_size
+from .meter import READ, WRITE, Charge, Meter
+from .partitions import TABLE_MAP, row_hash
+from .units import write_units
+
+if TYPE_CHECKING:
+    from ..items import ItemAction
+
+Item = dict[str, dict[str, Any]]
+
+
+def _entry(table: Table, index: Index, item: Item | None) -> tuple[bytes, Item] | None:
+    if item is None or not index.covers(item):
+        return None
+    return table.index_row_key(index, item), index.project(item, table.key_names)
+
+
+def _index_units(table: Table, index: Index, old: Item | None, new: Item | None) -> tuple[float, bytes | None]:
+    """The units `store_item` will charge this index, and the entry row they fall on (mirrors _write_index)."""
+    before = _entry(table, index, old)
+    after = _entry(table, index, new)
+    units = 0.0
+    row = None
+    if before is not None and (after is None or before[0] != after[0]):
+        units += write_units(item_size(before[1]))
+        row = before[0]
+        before = None
+    if after is not None:
+        if before is not None and before[1] == after[1]:
+            return units, row
+        size = item_size(after[1])
+        units += write_units(size if before is None else max(size, item_size(before[1])))
+        row = after[0]
+    return units, row
+
+
+def _index_key(index: Index, item: Item | None) -> Item | None:
+    if item is None:
+        return None
+    return {name: item[name] for name in index.key_names if name in item}
+
+
+def write_charges(meter: Meter, action: ItemAction, old: Item | None, new: Item | None, factor: float = 1.0) -> list[Charge]:
+    """Charges of one resolved write (`factor` 2 for a transaction's)."""
+    from ..items import ActionKind
+
+    table = action.table
+    resources = meter.resources(table)
+    if not table.indexes and action.kind is not ActionKind.CHECK:  # the common case, kept short
+        size = max(0 if old is None else action.old_size, 0 if new is None else action.new_size)
+        return [(resources[TABLE_MAP], WRITE, row_hash(action.row), write_units(size) * factor, action.key, action.row)]
+    if action.kind is ActionKind.CHECK:
+        new_size = action.old_size
+    else:
+        new_size = 0 if new is None else action.new_size
+    units = write_units(max(0 if old is None else action.old_size, new_size))
+    global_charges: list[Charge] = []
+    for index in table.indexes:
+        if action.kind is ActionKind.CHECK:
+            break
+        index_units, row = _index_units(table, index, old, new)
+        if not index_units:
+            continue
+        if not index.is_global:
+            units += index_units
+            continue
+        resource = resources.get(index.name)
+        if resource is None or row is None:
+            continue
+        subject = new if new is not None and index.covers(new) else old
+        global_charges.append((resource, WRITE, row_hash(row), index_units * factor, _index_key(index, subject), row))
+    row = action.row
+    own: Charge = (resources[TABLE_MAP], WRITE, row_hash(row), units * factor, action.key, row)
+    if not global_charges:
+        return [own]
+    return [own, *global_charges]
+
+
+def read_charge(meter: Meter, table: Table, index_name: str | None, row: bytes, units: float,
+                key: Item | None) -> Charge:
+    """One read: a point read (row = its row key) or a Query/Scan page (row = where it starts)."""
+    resources = meter.resources(table)
+    index = None if index_name is None else table.index(index_name)
+    resource = resources[index.name] if index is not None and index.is_global else resources[TABLE_MAP]
+    return (resource, READ, row_hash(row), units, key, row)

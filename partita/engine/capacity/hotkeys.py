@@ -1,0 +1,160 @@
+"""The hottest keys of each table and GSI, by consumed units and by throttles, shared by workers.
+
+A fixed table of slots in the shared region, one per recently seen key
+(partition key, plus sort key where the request named one), found by a
+64-bit digest of the key's row bytes. A new key takes a free slot among a
+few probes, or evicts the coldest of them (the space-saving idea: a key
+that keeps coming back keeps its slot, a key seen once is soon replaced).
+Each slot keeps per-minute windows, as Contributor Insights ranks keys per
+minute, and the key itself as JSON (cut at 150 bytes: enough to recognise a
+key; the digest, not the text, identifies it).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .shared import RegionLock, SlotTable
+
+if TYPE_CHECKING:
+    from .meter import Charge
+
+_KEY = struct.Struct("<IIQ")
+_HEAD = struct.Struct("<Q10dH")  # partition hash; window fields; key text length
+MIN, READ, PREV_READ, WRITE, PREV_WRITE, THR, PREV_THR, TOTAL_READ, TOTAL_WRITE, TOTAL_THR = range(10)
+TEXT_BYTES = 150
+HOT_SLOT_BYTES = 16 + _HEAD.size + TEXT_BYTES
+HOT_SLOTS = 8192
+_PROBES = 8
+
+
+def digest(row: bytes) -> int:
+    return zlib.crc32(row) | (zlib.adler32(row) << 32)
+
+
+def _heat(fields: tuple[Any, ...], minute: float) -> float:
+    if fields[1 + MIN] != minute:
+        return 0.0
+    return fields[1 + READ] + fields[1 + WRITE] + 1000.0 * fields[1 + THR]
+
+
+class HotKeys:
+    """Counts gathered per process and added to the shared table about once a second.
+
+    Adding to the shared slots on every request would cost more than the
+    rest of the meter (a digest, probes, a JSON key); a ranking per minute
+    loses nothing by arriving a second late. `flush` runs on the request
+    path when the second has passed, and before the rankings are read.
+    """
+
+    def __init__(self, table: SlotTable, lock: RegionLock) -> None:
+        self.table = table
+        self._lock = lock
+        #: (table id, tag, row) -> [key, hash, read units, write units, throttles]
+        self._pending: dict[tuple[int, int, bytes], list[Any]] = {}
+        self._flushed = 0.0
+
+    def add(self, charge: Charge, units: float, throttled: bool, now: float) -> None:
+        res = charge[0]
+        token = (res.table_id, res.tag, charge[5])
+        entry = self._pending.get(token)
+        if entry is None:
+            entry = self._pending[token] = [charge[4], charge[2], 0.0, 0.0, 0]
+        if throttled:
+            entry[4] += 1
+        else:
+            entry[2 + charge[1]] += units
+        if now - self._flushed >= 1.0 or len(self._pending) > 4096:
+            self.flush(now)
+
+    def flush(self, now: float) -> None:
+        pending, self._pending = self._pending, {}
+        self._flushed = now
+        if not pending:
+            return
+        with self._lock.held():
+            for (table_id, tag, row), (key, hash_value, reads, writes, throttles) in pending.items():
+                self._record(table_id, tag, row, key, hash_value, reads, writes, throttles, now)
+
+    def _record(self, table_id: int, tag: int, row: bytes, key: Any, hash_value: int,
+                reads: float, writes: float, throttles: int, now: float) -> None:
+        """Add one key's counts to its shared slot; call with the region lock held."""
+        buf = self.table.buffer
+        key_digest = digest(row)
+        minute = float(int(now // 60))
+        first = key_digest % self.table.count
+        chosen = None
+        coldest = None
+        for probe in range(_PROBES):
+            at = self.table.base + ((first + probe) % self.table.count) * self.table.size
+            found_table, found_tag, found = _KEY.unpack_from(buf, at)
+            if found_tag == 0 or (found_table, found_tag, found) == (table_id, tag, key_digest):
+                chosen = at
+                break
+            heat = _heat(_HEAD.unpack_from(buf, at + 16), minute)
+            if coldest is None or heat < coldest[0]:
+                coldest = (heat, at)
+        fresh = False
+        if chosen is None:
+            assert coldest is not None
+            chosen = coldest[1]
+            fresh = True
+        else:
+            fresh = _KEY.unpack_from(buf, chosen)[1] == 0
+        if fresh:
+            text = orjson.dumps(key)[:TEXT_BYTES]
+            _KEY.pack_into(buf, chosen, table_id, tag, key_digest)
+            fields = [hash_value & (2**64 - 1)] + [0.0] * 10 + [len(text)]
+            buf[chosen + 16 + _HEAD.size : chosen + 16 + _HEAD.size + len(text)] = text
+        else:
+            fields = list(_HEAD.unpack_from(buf, chosen + 16))
+        if fields[1 + MIN] != minute:
+            recent = fields[1 + MIN] == minute - 1
+            for cur, prev in ((READ, PREV_READ), (WRITE, PREV_WRITE), (THR, PREV_THR)):
+                fields[1 + prev] = fields[1 + cur] if recent else 0.0
+                fields[1 + cur] = 0.0
+            fields[1 + MIN] = minute
+        fields[1 + THR] += throttles
+        fields[1 + TOTAL_THR] += throttles
+        fields[1 + READ] += reads
+        fields[1 + TOTAL_READ] += reads
+        fields[1 + WRITE] += writes
+        fields[1 + TOTAL_WRITE] += writes
+        _HEAD.pack_into(buf, chosen + 16, *fields)
+
+    def entries(self, table_id: int, tag: int, now: float) -> list[dict[str, Any]]:
+        """Every tracked key of one table or GSI, with its last-minute and total usage."""
+        buf = self.table.buffer
+        minute = float(int(now // 60))
+        fraction = (now % 60.0) / 60.0
+        out = []
+        for found_table, found_tag, _, at in self.table.slots():
+            if found_table != table_id or found_tag != tag:
+                continue
+            head = _HEAD.unpack_from(buf, at + 16)
+            fields = list(head[1:11])
+            if fields[MIN] != minute:
+                recent = fields[MIN] == minute - 1
+                for cur, prev in ((READ, PREV_READ), (WRITE, PREV_WRITE), (THR, PREV_THR)):
+                    fields[prev] = fields[cur] if recent else 0.0
+                    fields[cur] = 0.0
+            text = bytes(buf[at + 16 + _HEAD.size : at + 16 + _HEAD.size + head[11]])
+            try:
+                key: Any = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                key = text.decode("utf-8", "replace")  # cut inside a long key
+            out.append({
+                "key": key,
+                "partition_hash": head[0],
+                "read_units_per_minute": fields[READ] + fields[PREV_READ] * (1 - fraction),
+                "write_units_per_minute": fields[WRITE] + fields[PREV_WRITE] * (1 - fraction),
+                "throttles_per_minute": fields[THR] + fields[PREV_THR] * (1 - fraction),
+                "read_units_total": fields[TOTAL_READ],
+                "write_units_total": fields[TOTAL_WRITE],
+                "throttled_requests_total": fields[TOTAL_THR],
+            })
+        return out

@@ -1,0 +1,138 @@
+"""Partition splits by size: a background duty, one catalog commit per split.
+
+A partition (of a table or GSI) that holds more than the size limit (10 GB,
+`--partition-size-limit` for tests) is split where its bytes are halved,
+at a partition-hash boundary, so one partition-key value never spans two
+partitions; a partition holding a single key cannot split (on a table with
+a local index DynamoDB never splits one either), and stays as it is. The
+split point is found in a snapshot, then one write transaction stores the
+new map and, for the table's stream, closes the shard covering the split
+point and opens its two children (`streams.lifecycle.split_shard`). A
+crash leaves either the old map or the new one: there is nothing to resume
+half-way, and the next round simply looks again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from ...storage.base import Store
+from ..catalog import Catalog
+from ..clock import Clock
+from ..schema import Table
+from ..streams.lifecycle import split_shard
+from .partitions import (
+    MAP_MEMBER,
+    PARTITION_SIZE_LIMIT,
+    TABLE_MAP,
+    PartitionRange,
+    ranges,
+    row_hash,
+    starts_of,
+)
+
+log = logging.getLogger("partita.splits")
+
+
+class PartitionSplitter:
+    def __init__(self, store: Store, catalog: Catalog, clock: Clock, size_limit: int = PARTITION_SIZE_LIMIT) -> None:
+        self._store = store
+        self._catalog = catalog
+        self._clock = clock
+        self.size_limit = size_limit
+        # Measuring every partition costs a range statistic each; with the
+        # 10 GB default that is rarely worth doing often.
+        self._interval = 30.0 if size_limit >= PARTITION_SIZE_LIMIT else 0.5
+        self._next = 0.0
+
+    def run(self) -> bool:
+        """One round (at most every interval): split the first oversized partition found."""
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + self._interval
+        for name in list(self._catalog.names(None)):
+            table = self._catalog.get(name)
+            if table is None:
+                continue
+            if self.split_table(table):
+                self._next = 0.0  # more may be waiting
+                return True
+        return False
+
+    def split_table(self, table: Table) -> bool:
+        for index_name, prefix in [(TABLE_MAP, table.prefix)] + [
+            (i.name, i.prefix) for i in table.indexes if i.is_global
+        ]:
+            low, high = prefix, _successor(prefix)
+            if self._store.stats(low, high)[1] <= self.size_limit:
+                continue  # nothing in it can be over the limit
+            for part in ranges(starts_of(table.description, index_name)):
+                bounds = part.row_bounds(prefix)
+                size = self._store.stats(*bounds)[1]
+                if size <= self.size_limit:
+                    continue
+                at = self._split_point(bounds, part, size)
+                if at is not None and self._commit(table.name, table.table_id, index_name, at):
+                    return True
+        return False
+
+    def _split_point(self, bounds: tuple[bytes, bytes], part: PartitionRange, size: int) -> int | None:
+        """The key-group boundary nearest the partition's middle byte; None when it holds one key."""
+        groups: list[list[int]] = []  # [hash, bytes] of each run of rows sharing a hash
+        for key, value in self._store.range(*bounds):
+            hash_value = row_hash(key)
+            if groups and groups[-1][0] == hash_value:
+                groups[-1][1] += len(key) + len(value)
+            else:
+                groups.append([hash_value, len(key) + len(value)])
+        if len(groups) < 2:
+            return None
+        total = sum(n for _, n in groups)
+        before = groups[0][1]
+        best, best_gap = groups[1][0], abs(2 * before - total)
+        for hash_value, n in groups[1:]:
+            gap = abs(2 * before - total)
+            if gap < best_gap:
+                best, best_gap = hash_value, gap
+            before += n
+        return best
+
+    def _commit(self, name: str, table_id: int, index_name: str, at: int) -> bool:
+        with self._store.write() as txn:
+            table = self._catalog.get(name, txn)
+            if table is None or table.table_id != table_id:
+                return False
+            description = table.description
+            starts = starts_of(description, index_name)
+            if at in starts:
+                return False
+            maps = dict(description.get(MAP_MEMBER) or {})
+            maps.setdefault(TABLE_MAP, starts_of(description))
+            for index in table.indexes:
+                if index.is_global:
+                    maps.setdefault(index.name, starts_of(description, index.name))
+            maps[index_name] = sorted([*starts, at])
+            description[MAP_MEMBER] = maps
+            if index_name == TABLE_MAP and "_Stream" in description:
+                _split_stream(txn, description, at, self._clock.now())
+            self._catalog.put(txn, Table.from_description(description, table_id))
+        log.info("split a partition of %s%s at hash %d", name, f" index {index_name}" if index_name else "", at)
+        return True
+
+
+def _split_stream(txn: object, description: dict, at: int, now: float) -> None:
+    """Close the open shard covering `at` and open its children, unless `at` already starts one."""
+    open_shards = description["_Stream"]["open"]
+    covering = None
+    for low, shard_index in open_shards:
+        if low <= at:
+            covering = (low, shard_index)
+    if covering is not None and covering[0] < at:
+        split_shard(txn, description, covering[1], at, now)  # type: ignore[arg-type]
+
+
+def _successor(prefix: bytes) -> bytes:
+    trimmed = prefix.rstrip(b"\xff")
+    return trimmed[:-1] + bytes([trimmed[-1] + 1])

@@ -1,0 +1,64 @@
+"""The exceptions a throttled request gets, with DynamoDB's words and ThrottlingReasons.
+
+Which exception and message: DynamoDB's API reference lists them under the
+cancellation reasons of TransactWriteItems/TransactGetItems. A provisioned
+table or GSI answers ProvisionedThroughputExceededException ("The level of
+configured provisioned throughput for the table was exceeded ..." or "...
+for one or more global secondary indexes of the table ..."); an on-demand
+one answers ThrottlingException ("Throughput exceeds the current capacity of
+your table or index ..." or "... for one or more global secondary indexes
+..."). The ThrottlingException shape in botocore's model is synthetic, with
+lower-case `message` and `throttlingReasons` members and coral's
+availability prefix; ProvisionedThroughputExceededException carries
+`ThrottlingReasons`. The message for an exceeded OnDemandThroughput maximum
+could not be confirmed against the service (see `MAX_ON_DEMAND`).
+"""
+
+from __future__ import annotations
+
+from ...errors import DynamoDBError, ProvisionedThroughputExceededException
+
+CORAL_AVAILABILITY = "com.amazon.coral.availability"
+
+PROVISIONED_TABLE = (
+    "The level of configured provisioned throughput for the table was exceeded. "
+    "Consider increasing your provisioning level with the UpdateTable API."
+)
+PROVISIONED_INDEX = (
+    "The level of configured provisioned throughput for one or more global secondary indexes of the table "
+    "was exceeded. Consider increasing your provisioning level for the under-provisioned global secondary "
+    "indexes with the UpdateTable API."
+)
+ON_DEMAND_TABLE = (
+    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your "
+    "table or index so please try again shortly. If exceptions persist, check if you have a hot key: "
+    "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
+)
+ON_DEMAND_INDEX = (
+    "Throughput exceeds the current capacity for one or more global secondary indexes. DynamoDB is "
+    "automatically scaling your index so please try again shortly."
+)
+#: Unconfirmed wording (not found in DynamoDB's documentation or in recorded answers).
+MAX_ON_DEMAND = "Throughput exceeds the maximum OnDemandThroughput configured on table or index"
+
+KEY_RANGE = "KeyRangeThroughputExceeded"
+PROVISIONED = "ProvisionedThroughputExceeded"
+MAX_ON_DEMAND_LIMIT = "MaxOnDemandThroughputExceeded"
+
+
+class ThrottlingException(DynamoDBError):
+    code = "ThrottlingException"
+    prefix = CORAL_AVAILABILITY
+
+
+def throttled(kind: str, dimension: str, limit: str, resource: str, on_demand: bool) -> DynamoDBError:
+    """The exception for one exceeded limit: `kind` Table|Index, `dimension` Read|Write."""
+    reasons = [{"reason": f"{kind}{dimension}{limit}", "resource": resource}]
+    index = kind == "Index"
+    if limit == MAX_ON_DEMAND_LIMIT:
+        return ThrottlingException(MAX_ON_DEMAND, throttlingReasons=reasons)
+    if on_demand:
+        return ThrottlingException(ON_DEMAND_INDEX if index else ON_DEMAND_TABLE, throttlingReasons=reasons)
+    return ProvisionedThroughputExceededException(
+        PROVISIONED_INDEX if index else PROVISIONED_TABLE, ThrottlingReasons=reasons
+    )
