@@ -106,13 +106,12 @@ class LocalPartita:
         else:
             self._start_thread()
         if self._env:
-            self._apply_env()
+            self.apply_environment()
         return self
 
     def stop(self) -> None:
         """Stop serving, free the port and the threads, restore the environment (idempotent)."""
-        if self._saved_env is not None:
-            self._restore_env()
+        self.restore_environment()
         if self._process is not None:
             self._stop_subprocess()
         if self._thread is not None:
@@ -236,7 +235,10 @@ class LocalPartita:
             "AWS_REGION": self.region,
         }
 
-    def _apply_env(self) -> None:
+    def apply_environment(self) -> None:
+        """Point the environment at this server (done by start() unless env=False)."""
+        if self._saved_env is not None:
+            return
         wanted: dict[str, str | None] = {**self.environment(), **dict.fromkeys(_CLEARED)}
         self._saved_env = {name: os.environ.get(name) for name in wanted}
         for name, value in wanted.items():
@@ -251,8 +253,10 @@ class LocalPartita:
             self._saved_session = boto3.DEFAULT_SESSION
             boto3.DEFAULT_SESSION = None
 
-    def _restore_env(self) -> None:
-        assert self._saved_env is not None
+    def restore_environment(self) -> None:
+        """Put back every variable apply_environment changed (a no-op if it did not run)."""
+        if self._saved_env is None:
+            return
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
