@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_admin import add_commands, parse_duration, run_clock, run_streams
+from .cli_data import add_data_commands, run_data
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,6 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     _add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
     add_commands(commands)
+    add_data_commands(commands)
     return parser
 
 
@@ -327,5 +329,7 @@ def main(argv: list[str] | None = None) -> None:
         run_clock(args)
     elif args.command == "streams":
         run_streams(args)
+    elif args.command in ("load", "dump"):
+        run_data(args)
     else:  # pragma: no cover - argparse rejects unknown commands
         sys.exit(2)
