@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# Store-independent (the wheel does not depend on the store): once per `./dev test`, in the memory pass.
+pytestmark = pytest.mark.skipif(os.environ.get("PARTITA_TEST_STORE") == "sqlite",
+                                reason="store-independent; runs with PARTITA_TEST_STORE=memory")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

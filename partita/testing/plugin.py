@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,7 +70,9 @@ def server_options(config: pytest.Config) -> dict[str, Any]:
     data_dir = config.getoption("partita_data_dir")
     if data_dir is not None:
         root = Path(data_dir)
-        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        # xdist's own record, not $PYTEST_XDIST_WORKER: a pytest started from
+        # inside a worker (pytester, say) inherits that variable.
+        worker = getattr(config, "workerinput", {}).get("workerid")
         options["data_dir"] = root / worker if worker else root
         options.pop("in_memory", None)
     subprocess = config.getoption("partita_subprocess")

@@ -6,10 +6,15 @@ is found through its `pytest11` entry point, as after `pip install partita`.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+# Store-independent (the plugin runs its own servers): once per `./dev test`, in the memory pass.
+pytestmark = pytest.mark.skipif(os.environ.get("PARTITA_TEST_STORE") == "sqlite",
+                                reason="store-independent; runs with PARTITA_TEST_STORE=memory")
 
 pytest_plugins = ["pytester"]
 
@@ -17,7 +22,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pytest"
 
 
 @pytest.fixture
-def sample(pytester: pytest.Pytester) -> pytest.Pytester:
+def sample(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    # When this suite itself runs under xdist, the inner runs must not inherit its worker id.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     for path in EXAMPLE.iterdir():
         if path.is_file() and path.suffix in (".py", ".yaml", ".json"):
             shutil.copy(path, pytester.path / path.name)
