@@ -14,12 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from .cli_admin import add_commands, parse_duration, run_clock, run_streams
+from .cli_data import add_data_commands, run_data
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="partita", description="A DynamoDB-compatible database server.")
+    parser.add_argument("--version", action="version", version=f"partita {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="serve the DynamoDB API over HTTP")
+    _add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
+    add_commands(commands)
+    add_data_commands(commands)
+    return parser
+
+
+def _add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     store = serve.add_mutually_exclusive_group()
@@ -95,8 +103,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="split a partition that holds more than this (default 10 GB, as DynamoDB)",
     )
-    add_commands(commands)
-    return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (what `pip install .` recorded)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("partita")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
 
 
 def _positive_int(text: str) -> int:
@@ -171,23 +187,58 @@ def _import_server_modules(http: str) -> None:
         import uvicorn  # noqa: F401
 
 
+def build_engine(args: argparse.Namespace, store: Any) -> Any:
+    """The engine `partita serve` runs, from its parsed options.
+
+    Shared by `serve` and `partita.testing.local()` so an in-process server
+    is wired exactly as the command line wires one (new serve flags reach
+    both by being read here).
+    """
+    from .engine.engine import Engine
+
+    return Engine(
+        store,
+        args.region,
+        item_collection_limit=args.item_collection_limit,
+        gsi_lag_ms=args.gsi_lag_ms,
+        ttl_delay=args.ttl_delay,
+        emulate_throughput=args.emulate_throughput,
+        capacity_path=None if args.in_memory else args.data_dir / "partita.capacity",
+        partition_size_limit=args.partition_size_limit,
+    )
+
+
+def serve_options(**options: Any) -> argparse.Namespace:
+    """`partita serve`'s options as the parser would build them, from keyword arguments.
+
+    Defaults come from the parser itself, so a flag added to `serve` is
+    accepted here under its dest name (`--gsi-lag-ms` is `gsi_lag_ms`)
+    with no other change. Unknown names raise TypeError.
+    """
+    parser = serve_parser()
+    args = parser.parse_args([])
+    known = vars(args)
+    for name, value in options.items():
+        if name not in known:
+            raise TypeError(f"unknown partita serve option {name!r} (known: {', '.join(sorted(known))})")
+        setattr(args, name, value)
+    return args
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """The `serve` subcommand's parser on its own (for serve_options and the subprocess mode)."""
+    parser = argparse.ArgumentParser(prog="partita serve")
+    _add_serve_options(parser)
+    return parser
+
+
 def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any, line: str | None) -> None:
     """Serve in this process until SIGTERM/SIGINT, then close the store."""
-    from .engine.engine import Engine
     from .protocol.app import PartitaApp
 
     engine = None
     try:
-        engine = Engine(
-            store,
-            args.region,
-            item_collection_limit=args.item_collection_limit,
-            gsi_lag_ms=args.gsi_lag_ms,
-            ttl_delay=args.ttl_delay,
-            emulate_throughput=args.emulate_throughput,
-            capacity_path=None if args.in_memory else args.data_dir / "partita.capacity",
-            partition_size_limit=args.partition_size_limit,
-        )
+        engine = build_engine(args, store)
         app = PartitaApp(engine)
         if args.http == "uvicorn":
             import uvicorn
@@ -308,5 +359,7 @@ def main(argv: list[str] | None = None) -> None:
         run_clock(args)
     elif args.command == "streams":
         run_streams(args)
+    elif args.command in ("load", "dump"):
+        run_data(args)
     else:  # pragma: no cover - argparse rejects unknown commands
         sys.exit(2)

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from ..engine.engine import Engine
+from ..engine.reset import reset
 from .capacity import TABLES, table_route
 from .errors import AdminError
 
@@ -41,8 +42,20 @@ def _clock(engine: Engine, method: str, body: Any) -> dict[str, Any]:
     return _clock_doc(engine)
 
 
+def _reset(engine: Engine, method: str, body: Any) -> dict[str, Any]:
+    """Drop every table (partita.testing's isolation between tests of a subprocess server)."""
+    if method != "POST":
+        raise AdminError(405, "use POST to reset the server")
+    keep_clock = body.get("keep_clock", False) if isinstance(body, dict) else False
+    if body is not None and (not isinstance(body, dict) or not isinstance(keep_clock, bool)):
+        raise AdminError(400, 'expected no body or {"keep_clock": true|false}')
+    dropped = reset(engine, keep_clock=keep_clock)
+    return {"dropped_tables": dropped, **_clock_doc(engine)}
+
+
 _ROUTES: dict[bytes, Callable[[Engine, str, Any], dict[str, Any]]] = {
     b"/partita/v1/clock": _clock,
+    b"/partita/v1/reset": _reset,
 }
 
 

@@ -1,0 +1,63 @@
+"""Cross-client check: the AWS SDK for JavaScript v3 runs a short scenario against the server.
+
+`./dev test` installs the SDK (`setup_node`: `npm ci` in tests/clients/js,
+pinned by its package-lock.json). Without node or the installed SDK this
+test fails, loudly, so CI cannot pass by skipping it; set
+PARTITA_SKIP_NODE=1 to skip it on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent / "clients" / "js"
+
+
+def _node() -> str:
+    if os.environ.get("PARTITA_SKIP_NODE") == "1":
+        pytest.skip("PARTITA_SKIP_NODE=1: the JavaScript SDK check is skipped on purpose")
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the JavaScript SDK check needs node 20+ and npm "
+                    "(or set PARTITA_SKIP_NODE=1 to skip it)")
+    if not (HERE / "node_modules" / "@aws-sdk" / "lib-dynamodb").is_dir():
+        pytest.fail("the JavaScript SDK is not installed: run ./dev test (or npm ci in tests/clients/js)")
+    return node
+
+
+def test_js_sdk_v3_scenario(endpoint: str, table_name: str) -> None:
+    node = _node()
+    result = subprocess.run([node, "scenario.mjs", endpoint, table_name], cwd=HERE, capture_output=True,
+                            text=True, timeout=120, check=False, env={**os.environ, "NODE_NO_WARNINGS": "1"})
+    assert result.returncode == 0, result.stderr
+    steps = [json.loads(line) for line in result.stdout.splitlines()]
+    conditional_failed = {"name": "ConditionalCheckFailedException", "message": "The conditional request failed",
+                          "status": 400}
+    assert steps == [
+        {"step": "status", "value": "ACTIVE"},
+        {"step": "conditional", "value": conditional_failed},
+        {"step": "get", "value": {"user": "ada", "ts": 1, "kind": "login", "tags": ["a", "b"], "n": 1.5}},
+        {"step": "unprocessed", "value": 0},
+        {"step": "unprocessed", "value": 0},
+        {"step": "query", "value": {"ts": [9, 7, 5, 3, 1], "capacity": 0.5}},
+        {"step": "index", "value": 11},
+        {"step": "update", "value": {"n": 2.5, "seen": ["web"]}},
+        {"step": "transaction", "value": {
+            "name": "TransactionCanceledException",
+            "message": "Transaction cancelled, please refer cancellation reasons for specific reasons "
+                       "[None, ConditionalCheckFailed]",
+            "status": 400}},
+        {"step": "scan", "value": {"pages": 5, "items": 30}},
+        {"step": "validation", "value": {"name": "ValidationException",
+                                         "message": "The provided key element does not match the schema",
+                                         "status": 400}},
+        {"step": "missing", "value": {"name": "ResourceNotFoundException",
+                                      "message": f"Requested resource not found: Table: {table_name} not found",
+                                      "status": 400}},
+    ]
