@@ -25,6 +25,11 @@ def _parser() -> argparse.ArgumentParser:
     store = serve.add_mutually_exclusive_group()
     store.add_argument("--data-dir", type=Path, default=Path("partita-data"), help="where the SQLite store lives")
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
+    store.add_argument(
+        "--backend",
+        metavar="URL",
+        help="a shared PostgreSQL store, postgresql://user:pass@host:port/db (many servers may share it)",
+    )
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
         "--gsi-lag-ms",
@@ -106,27 +111,41 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
-def serve(args: argparse.Namespace) -> None:
+def _open_store(args: argparse.Namespace) -> Any:
+    """The store the options name: PostgreSQL (--backend), memory (--in-memory) or SQLite."""
+    if args.backend:
+        from .storage.pg_schema import SchemaTooNew
+        from .storage.postgres import PostgresStore
+
+        if not args.backend.startswith(("postgresql://", "postgres://")):
+            sys.exit("partita: --backend takes a postgresql://user:pass@host:port/db URL")
+        try:
+            return PostgresStore(args.backend)
+        except SchemaTooNew as error:
+            sys.exit(f"partita: {error}")
     from .storage.sqlite import open_store
 
+    return open_store(None if args.in_memory else args.data_dir)
+
+
+def serve(args: argparse.Namespace) -> None:
     if args.in_memory and args.workers > 1:
         sys.exit(
             "partita: --in-memory cannot be used with --workers > 1: each worker is a "
             "separate process with its own memory, so they would not see each other's "
             "tables. Use --data-dir (the workers share its SQLite file)."
         )
-    data_dir = None if args.in_memory else args.data_dir
     sock = _bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     line = f"Partita serving DynamoDB at http://{shown}:{port}"
     if args.workers == 1:
-        store = open_store(data_dir)
+        store = _open_store(args)
         _set_clock(args, store)
         _serve_in_process(args, sock, store, line)
         return
-    # Create the file and switch it to WAL once, before any worker opens it.
-    store = open_store(data_dir)
+    # Create the file (or the schema) once, before any worker opens it.
+    store = _open_store(args)
     _set_clock(args, store)
     store.close()
     _import_server_modules(args.http)  # imported once, shared by the forked workers
@@ -205,8 +224,6 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
     shared file safe. SIGTERM/SIGINT are forwarded; a worker that dies on
     its own is replaced. Returns the exit code.
     """
-    from .storage.sqlite import open_store
-
     children: dict[int, float] = {}  # pid -> start time
     stopping = False
     failed = False
@@ -233,7 +250,7 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
                 code = 0
                 try:
-                    _serve_in_process(args, sock, open_store(args.data_dir), None)
+                    _serve_in_process(args, sock, _open_store(args), None)
                 except SystemExit as exit_:
                     code = exit_.code if isinstance(exit_.code, int) else 1
                 except BaseException:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, control, items, reads, streams, tables, tags, transactions, ttl
+from . import batch, conflicts, control, items, reads, streams, tables, tags, transactions, ttl
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -87,7 +87,7 @@ def handle(
     validate_request(operation, request, model)
     if model == DYNAMODB:
         resolve_table_arns(operation, request, engine.region)
-    return handler(engine, request)
+    return conflicts.run(handler, engine, request)
 
 
 def _unknown(operation: str, model: str = DYNAMODB) -> UnknownOperationException:
