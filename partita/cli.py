@@ -196,7 +196,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 access_log=False,
                 timeout_keep_alive=int(args.keep_alive_timeout),
             )
-            uvicorn_server = uvicorn.Server(config)
+            uvicorn_server = _uvicorn_server_class()(config)
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
@@ -212,6 +212,27 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
         if engine is not None:
             engine.duties.stop()
         store.close()
+
+
+def _uvicorn_server_class() -> Any:
+    import contextlib
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn, less its re-raising of SIGTERM after the drain: a drained stop exits 0."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            stops = (signal.SIGINT, signal.SIGTERM)
+            previous = {signum: signal.signal(signum, self.handle_exit) for signum in stops}
+            try:
+                yield
+            finally:
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+
+    return Server
 
 
 def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:

@@ -57,6 +57,9 @@ CHANNEL = "partita_generation"
 #: Seconds between generation re-reads by the listener when no NOTIFY comes (a safety net).
 POLL_SECONDS = 2.0
 
+#: Seconds a request waits for a connection (the database restarting) before it is answered 503.
+POOL_TIMEOUT = 3.0
+
 _CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
 
@@ -233,7 +236,7 @@ class PostgresStore(Store):
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True, "prepare_threshold": 0},
-            timeout=5.0,
+            timeout=POOL_TIMEOUT,
             open=True,
         )
         self._gen_lock = threading.Lock()

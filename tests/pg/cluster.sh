@@ -96,10 +96,11 @@ replica() {
   echo "postgresql://partita:partita@127.0.0.1:$port/partita" | tee "$dir/url"
 }
 
-restart() {  # DIR [MODE]: stop (immediate by default: a crash) and start again on the same port
-  local dir=$1 mode=${2:-immediate} bin
+restart() {  # DIR [MODE [DOWN]]: stop (immediate by default: a crash), stay down DOWN seconds, start on the same port
+  local dir=$1 mode=${2:-immediate} down=${3:-0} bin
   bin=$(pg_bin)
   as_owner "$bin/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null
+  sleep "$down"
   launch "$dir" "$(cat "$dir/port")"
 }
 
@@ -120,5 +121,5 @@ case "$cmd" in
   replica) replica "$@" ;;
   restart) restart "$@" ;;
   stop) stop "$@" ;;
-  *) echo "usage: cluster.sh install | start DIR | replica DIR PRIMARY_DIR | restart DIR [MODE] | stop DIR" >&2; exit 2 ;;
+  *) echo "usage: cluster.sh install | start DIR | replica DIR PRIMARY_DIR | restart DIR [MODE [DOWN]] | stop DIR" >&2; exit 2 ;;
 esac
