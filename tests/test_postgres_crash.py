@@ -6,9 +6,6 @@ Run in the PostgreSQL pass of `./dev test`.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,11 +15,11 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from conftest import Server, client_for, fresh_database, needs_postgres
+from pg_helpers import own_cluster, restart
 from streams_helpers import read_stream, streams_client
 
 pytestmark = needs_postgres()
 
-CLUSTER = Path(__file__).parent / "pg" / "cluster.sh"
 #: kill -9 cycles (the issue asks for 50; PARTITA_KILL_CYCLES shortens a local run).
 CYCLES = int(os.environ.get("PARTITA_KILL_CYCLES", "50"))
 _TRANSIENT = (OSError, ConnectionError)
@@ -153,20 +150,16 @@ def test_kill_9_of_servers_loses_nothing_and_tears_nothing(start_server: Callabl
 
 
 @pytest.fixture
-def own_cluster() -> Iterator[tuple[str, Path]]:
+def cluster() -> Iterator[tuple[str, Path]]:
     """A cluster of this test's own, which it may restart without disturbing the others."""
-    # Not under tmp_path: the cluster's unprivileged owner must be able to reach it.
-    folder = Path(tempfile.mkdtemp(prefix="partita-pg-")) / "cluster"
-    url = subprocess.run(["bash", str(CLUSTER), "start", str(folder)], capture_output=True, text=True, check=True)
-    yield url.stdout.strip(), folder
-    subprocess.run(["bash", str(CLUSTER), "stop", str(folder)], capture_output=True, check=False)
-    shutil.rmtree(folder.parent, ignore_errors=True)
+    with own_cluster() as made:
+        yield made
 
 
 def test_database_restart_fails_requests_retryably_and_service_resumes(
-    start_server: Callable[..., Server], own_cluster: tuple[str, Path]
+    start_server: Callable[..., Server], cluster: tuple[str, Path]
 ) -> None:
-    url, folder = own_cluster
+    url, folder = cluster
     server = start_server("--backend", url)
     ddb = client_for(server.url)
     ddb.create_table(
@@ -201,7 +194,7 @@ def test_database_restart_fails_requests_retryably_and_service_resumes(
         thread.start()
     time.sleep(0.5)
     before = len(acknowledged)
-    subprocess.run(["bash", str(CLUSTER), "restart", str(folder), "immediate", "4"], check=True, capture_output=True)
+    restart(folder, 4)
     deadline = time.monotonic() + 30
     while len(acknowledged) < before + 50:  # service resumed by itself
         assert time.monotonic() < deadline, f"no writes after the restart: {errors[-3:]}"
