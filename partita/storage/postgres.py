@@ -240,6 +240,7 @@ class PostgresStore(Store):
             open=True,
         )
         self._gen_lock = threading.Lock()
+        self._handed = threading.local()
         self._closed = threading.Event()
         self._local_duties = DutyLock()
         self._duty_conn: psycopg.Connection | None = None
@@ -260,7 +261,11 @@ class PostgresStore(Store):
                 self._generation = generation
 
     def generation(self) -> int:
-        return self._generation
+        # Remembered per thread: a write compares the database's value with the one this
+        # thread's catalog was checked against, not with whatever NOTIFY brought since.
+        value = self._generation
+        self._handed.value = value
+        return value
 
     def _listen(self) -> None:
         """Follow NOTIFYs of generation bumps (and re-read now and then, and after reconnecting)."""
@@ -326,9 +331,10 @@ class PostgresStore(Store):
                 if exclusive:  # before the first read, so its snapshot sees no writer running
                     conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
                 seen = self._read_generation(conn)
-            if seen != self._generation:
+            if seen != getattr(self._handed, "value", self._generation):
                 # The catalog moved under this process's cache: start again with the fresh one.
                 self._see(seen)
+                self._handed.value = seen  # the retry decides on this one (or reads it again)
                 _end(conn, "ROLLBACK")
                 raise CatalogMoved("the catalog changed")
             writer = _Writer(conn, transactional)
