@@ -360,6 +360,19 @@ class ServerDef:
         return None
 
 
+def _pg_database(port: int) -> str:
+    """A new database on PARTITA_BENCH_PG_URL's server for one run (port 0: only checking the command)."""
+    base = os.environ.get("PARTITA_BENCH_PG_URL", "")
+    if not base or port == 0:
+        return base or "postgresql://unset"
+    import psycopg
+
+    name = f"partita_bench_{port}_{os.getpid()}_{int(time.time())}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
 DYNALITE_CLI = PEERS_DIR / "dynalite" / "node_modules" / "dynalite" / "cli.js"
 
 SERVERS: dict[str, ServerDef] = {
@@ -400,6 +413,20 @@ SERVERS: dict[str, ServerDef] = {
             str(port),
         ],
         "install the project into .venv (pip install -e .)",
+    ),
+    # not run by default: the PostgreSQL store (PARTITA_BENCH_PG_URL, e.g. from
+    # `tests/pg/cluster.sh start DIR`), in one process and in two; a fresh database each run
+    "partita-pg": ServerDef(
+        "partita-pg",
+        lambda port: [str(REPO_DIR / ".venv" / "bin" / "partita"), "serve", "--backend", _pg_database(port),
+                      "--port", str(port)],
+        "set PARTITA_BENCH_PG_URL to a PostgreSQL URL (tests/pg/cluster.sh start DIR prints one)",
+    ),
+    "partita-pg-2w": ServerDef(
+        "partita-pg-2w",
+        lambda port: [str(REPO_DIR / ".venv" / "bin" / "partita"), "serve", "--workers", "2", "--backend",
+                      _pg_database(port), "--port", str(port)],
+        "set PARTITA_BENCH_PG_URL to a PostgreSQL URL (tests/pg/cluster.sh start DIR prints one)",
     ),
     "dynalite": ServerDef(
         "dynalite",

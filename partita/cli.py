@@ -33,6 +33,11 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
     store = serve.add_mutually_exclusive_group()
     store.add_argument("--data-dir", type=Path, default=Path("partita-data"), help="where the SQLite store lives")
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
+    store.add_argument(
+        "--backend",
+        metavar="URL",
+        help="a shared PostgreSQL store, postgresql://user:pass@host:port/db (many servers may share it)",
+    )
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
         "--gsi-lag-ms",
@@ -143,27 +148,41 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
-def serve(args: argparse.Namespace) -> None:
-    from .storage.sqlite import open_store
+def open_store(args: argparse.Namespace) -> Any:
+    """The store the options name: PostgreSQL (--backend), memory (--in-memory) or SQLite."""
+    if args.backend:
+        from .storage.pg_schema import SchemaTooNew
+        from .storage.postgres import PostgresStore
 
+        if not args.backend.startswith(("postgresql://", "postgres://")):
+            sys.exit("partita: --backend takes a postgresql://user:pass@host:port/db URL")
+        try:
+            return PostgresStore(args.backend)
+        except SchemaTooNew as error:
+            sys.exit(f"partita: {error}")
+    from .storage.sqlite import open_store as open_sqlite
+
+    return open_sqlite(None if args.in_memory else args.data_dir)
+
+
+def serve(args: argparse.Namespace) -> None:
     if args.in_memory and args.workers > 1:
         sys.exit(
             "partita: --in-memory cannot be used with --workers > 1: each worker is a "
             "separate process with its own memory, so they would not see each other's "
             "tables. Use --data-dir (the workers share its SQLite file)."
         )
-    data_dir = None if args.in_memory else args.data_dir
     sock = _bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     line = f"Partita serving DynamoDB at http://{shown}:{port}"
     if args.workers == 1:
-        store = open_store(data_dir)
+        store = open_store(args)
         _set_clock(args, store)
         _serve_in_process(args, sock, store, line)
         return
-    # Create the file and switch it to WAL once, before any worker opens it.
-    store = open_store(data_dir)
+    # Create the file (or the schema) once, before any worker opens it.
+    store = open_store(args)
     _set_clock(args, store)
     store.close()
     _import_server_modules(args.http)  # imported once, shared by the forked workers
@@ -203,7 +222,9 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         gsi_lag_ms=args.gsi_lag_ms,
         ttl_delay=args.ttl_delay,
         emulate_throughput=args.emulate_throughput,
-        capacity_path=None if args.in_memory else args.data_dir / "partita.capacity",
+        # Throughput counters live in a file beside a SQLite store, shared by its
+        # workers; PostgreSQL servers keep them per process for now (docs/decisions.md).
+        capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
         partition_size_limit=args.partition_size_limit,
     )
 
@@ -253,7 +274,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 timeout_keep_alive=int(args.keep_alive_timeout),
                 server_header=False,  # the app sends DynamoDB's own
             )
-            uvicorn_server = uvicorn.Server(config)
+            uvicorn_server = _uvicorn_server_class()(config)
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
@@ -276,6 +297,27 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
         store.close()
 
 
+def _uvicorn_server_class() -> Any:
+    import contextlib
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn, less its re-raising of SIGTERM after the drain: a drained stop exits 0."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            stops = (signal.SIGINT, signal.SIGTERM)
+            previous = {signum: signal.signal(signum, self.handle_exit) for signum in stops}
+            try:
+                yield
+            finally:
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+
+    return Server
+
+
 def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
     """Run args.workers forked workers on the shared socket until told to stop.
 
@@ -286,8 +328,6 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
     shared file safe. SIGTERM/SIGINT are forwarded; a worker that dies on
     its own is replaced. Returns the exit code.
     """
-    from .storage.sqlite import open_store
-
     children: dict[int, float] = {}  # pid -> start time
     stopping = False
     failed = False
@@ -314,7 +354,7 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
                 code = 0
                 try:
-                    _serve_in_process(args, sock, open_store(args.data_dir), None)
+                    _serve_in_process(args, sock, open_store(args), None)
                 except SystemExit as exit_:
                     code = exit_.code if isinstance(exit_.code, int) else 1
                 except BaseException:

@@ -116,3 +116,14 @@ class RequestEntityTooLarge(DynamoDBError):
 class InternalServerError(DynamoDBError):
     code = "InternalServerError"
     status = 500
+
+
+class ServiceUnavailable(DynamoDBError):
+    """The store cannot be reached for now (a restarting database): HTTP 503, retried by every SDK.
+
+    The code and the message are the error-handling guide's table entry for
+    HTTP 503; the exact body the real service sends was not found on record.
+    """
+
+    code = "ServiceUnavailable"
+    status = 503

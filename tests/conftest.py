@@ -69,14 +69,35 @@ def client_for(url: str) -> Any:
     )
 
 
-#: Which store the shared server runs on: `memory` (default) or `sqlite`.
-#: `./dev test` runs the suite once with each, so both backends meet every test.
+#: Which store the shared server runs on: `memory` (default), `sqlite` or `postgres`.
+#: `./dev test` runs the suite once with each, so every backend meets every test.
 STORE = os.environ.get("PARTITA_TEST_STORE", "memory")
+#: The throwaway cluster of the PostgreSQL pass (tests/pg/cluster.sh, started by `./dev test`).
+PG_URL = os.environ.get("PARTITA_TEST_PG_URL", "")
+PG_DIR = os.environ.get("PARTITA_TEST_PG_DIR", "")
+_databases = itertools.count()
+
+
+def fresh_database(tag: str = "") -> str:
+    """The URL of a new, empty database on the test cluster (one per pytest worker or test)."""
+    import psycopg
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
+    name = f"partita_{worker}_{tag}{next(_databases)}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return PG_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def needs_postgres() -> pytest.MarkDecorator:
+    return pytest.mark.skipif(not PG_URL, reason="needs the PostgreSQL pass of ./dev test (PARTITA_TEST_PG_URL)")
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if STORE == "sqlite":
+    if STORE == "postgres":
+        srv = launch("--backend", fresh_database())
+    elif STORE == "sqlite":
         srv = launch("--data-dir", str(tmp_path_factory.mktemp("store")))
     else:
         srv = launch("--in-memory")

@@ -9,6 +9,7 @@ from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
 from . import (
     batch,
+    conflicts,
     control,
     insights,
     items,
@@ -105,7 +106,7 @@ def handle(
     validate_request(operation, request, model)
     if model == DYNAMODB:
         resolve_table_arns(operation, request, engine.region)
-    return handler(engine, request)
+    return conflicts.run(handler, engine, request)
 
 
 def _unknown(operation: str, model: str = DYNAMODB) -> UnknownOperationException:

@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from ..storage.base import Store
+from ..storage.base import Conflict, Store
 
 log = logging.getLogger("partita.duties")
 #: Seconds between ticks: items are deleted within about this long of falling due.
@@ -60,6 +60,8 @@ class Duties:
             for duty in self._duties:
                 try:
                     worked = duty() or worked
+                except Conflict:  # lost a race with a request (PostgreSQL): nothing written, run again
+                    worked = True
                 except Exception:  # a failing duty must not stop the others; it is retried next tick
                     log.exception("background duty failed")
         return worked

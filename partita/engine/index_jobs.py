@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ..storage.base import Store
+from ..storage.base import Conflict, Store
 from .catalog import Catalog
 from .keys import prefix_successor
 from .schema import Table
@@ -64,6 +64,9 @@ class IndexJobs:
                     try:
                         while self._step():
                             pass
+                    except Conflict:  # a concurrent writer won this batch (PostgreSQL): run it again
+                        self._wake.set()
+                        continue
                     except Exception:  # a failed job is retried on the next kick, never lost
                         log.exception("index job failed")
                         return
@@ -102,7 +105,7 @@ class IndexJobs:
         self._catalog.put(txn, Table.from_description(description, table.table_id))
 
     def _drop(self, table_name: str, index_name: str) -> None:
-        with self._store.write() as txn:
+        with self._store.write(exclusive=True) as txn:
             table = self._catalog.get(table_name, txn)
             index = None if table is None else table.index(index_name)
             if table is None or index is None:
@@ -123,7 +126,7 @@ class IndexJobs:
             self._mutate(txn, table, remove)
 
     def _backfill_batch(self, table_name: str, index_name: str) -> None:
-        with self._store.write() as txn:
+        with self._store.write(exclusive=True) as txn:
             table = self._catalog.get(table_name, txn)
             index = None if table is None else table.index(index_name)
             if table is None or index is None:

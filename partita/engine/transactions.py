@@ -34,7 +34,7 @@ from ..errors import (
     ItemCollectionSizeLimitExceededException,
     ValidationException,
 )
-from ..storage.base import ReadView, Store, WriteTxn
+from ..storage.base import CatalogMoved, Conflict, ReadView, Store, WriteTxn
 from .batch import BatchGetResult, KeyRead, read_keys
 from .capacity import Consumed, read_units
 from .capacity.charges import read_charge, write_charges
@@ -63,6 +63,8 @@ TOKEN_SPACE = b"\x03"
 TOKEN_EXPIRY_SPACE = b"\x04"
 
 NO_REASON: Reason = {"Code": "None"}
+#: The store cannot tell which item collided, so every action carries the reason.
+TRANSACTION_CONFLICT: Reason = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 _CODES: tuple[tuple[type[DynamoDBError], str], ...] = (
     (ConditionalCheckFailedException, "ConditionalCheckFailed"),
     (ItemCollectionSizeLimitExceededException, "ItemCollectionSizeLimitExceeded"),
@@ -225,8 +227,21 @@ class TransactionOps:
         return self._meter is not None and (self._enforce or any(INSIGHTS in t.description for t in tables))
 
     def write(self, actions: list[ItemAction], token: ClientToken | None = None) -> TransactWriteResult:
-        """Run every action or none, in one store write transaction."""
-        with self._store.write() as txn:
+        """Run every action or none, in one store write transaction.
+
+        A store that could not serialize it against a concurrent writer
+        (PostgreSQL) rolled it back: DynamoDB reports that as the
+        transaction's cancellation with TransactionConflict reasons.
+        """
+        try:
+            return self._write(actions, token)
+        except CatalogMoved:
+            raise  # not a collision: the front door runs the request again on the fresh catalog
+        except Conflict:
+            raise cancellation([TRANSACTION_CONFLICT] * len(actions)) from None
+
+    def _write(self, actions: list[ItemAction], token: ClientToken | None) -> TransactWriteResult:
+        with self._store.write(transactional=True) as txn:
             if token is not None:
                 remembered = self._tokens.lookup(txn, token)
                 if remembered is not None:

@@ -15,6 +15,26 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 
+class Conflict(Exception):
+    """The backend could not serialize this transaction against a concurrent one; nothing was written.
+
+    Only a backend with real concurrency (PostgreSQL) raises it. The whole
+    request is safe to run again: the API front door retries it.
+    """
+
+
+class CatalogMoved(Conflict):
+    """Another server changed the catalog since this one cached it: run the request again, as it is."""
+
+
+class ItemInTransaction(Conflict):
+    """A plain write met an item that a running TransactWriteItems holds (DynamoDB's TransactionConflictException)."""
+
+
+class Unavailable(Exception):
+    """The backend cannot be reached (a restarting database); the request may be retried later."""
+
+
 class ReadView(ABC):
     """Point and range reads; inside a transaction they see one snapshot."""
 
@@ -66,8 +86,16 @@ class Store(ReadView):
         """A read-only transaction: several reads that see one state."""
 
     @abstractmethod
-    def write(self) -> AbstractContextManager[WriteTxn]:
-        """A read-write transaction, serializable against every other writer."""
+    def write(self, transactional: bool = False, exclusive: bool = False) -> AbstractContextManager[WriteTxn]:
+        """A read-write transaction, serializable against every other writer.
+
+        `transactional` marks a TransactWriteItems: a backend with real
+        concurrency makes a plain write that meets one of its items fail
+        with ItemInTransaction instead of waiting. `exclusive` marks a
+        background batch that reads a wide range (an index backfill): such a
+        backend holds other writers off for its length, so that request
+        traffic on the range cannot starve it of commits.
+        """
 
     @abstractmethod
     def generation(self) -> int:

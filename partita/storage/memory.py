@@ -119,7 +119,7 @@ class MemoryStore(LockedStore):
             yield _Reader(self._rows)
 
     @contextmanager
-    def write(self) -> Iterator[WriteTxn]:
+    def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
         with self._lock:
             writer = _Writer(self._rows)
             try:

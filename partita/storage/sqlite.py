@@ -155,7 +155,7 @@ class SQLiteStore(LockedStore):
                 self._db.execute("COMMIT")
 
     @contextmanager
-    def write(self) -> Iterator[WriteTxn]:
+    def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
         with self._lock, self._writer_turn():
             self._db.execute("BEGIN IMMEDIATE")
             writer = _Writer(self._db)

@@ -126,12 +126,11 @@ class LocalPartita:
         self.stop()
 
     def _start_thread(self) -> None:
-        from ..cli import _bind, _set_clock, build_engine
+        from ..cli import _bind, _set_clock, build_engine, open_store
         from ..protocol.app import PartitaApp
-        from ..storage.sqlite import open_store
 
         args = self.options
-        store = open_store(None if args.in_memory else args.data_dir)
+        store = open_store(args)
         try:
             _set_clock(args, store)
             engine = build_engine(args, store)
