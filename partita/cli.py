@@ -82,6 +82,16 @@ def _parser() -> argparse.ArgumentParser:
         help="answer 408 and close when a request has not fully arrived this long after "
         "its first byte (default 60; Partita's own server)",
     )
+    serve.add_argument(
+        "--auth",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="verify SigV4 signatures against the principals in FILE (JSON or TOML) and enforce "
+        "their IAM policies; reloaded on SIGHUP (default: any credentials are accepted)",
+    )
+    serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this PEM certificate (chain)")
+    serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="the private key of --tls-cert (PEM)")
     add_commands(commands)
     return parser
 
@@ -124,10 +134,12 @@ def serve(args: argparse.Namespace) -> None:
             "tables. Use --data-dir (the workers share its SQLite file)."
         )
     data_dir = None if args.in_memory else args.data_dir
+    _check_security_flags(args)
     sock = _bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    line = f"Partita serving DynamoDB at http://{shown}:{port}"
+    scheme = "https" if args.tls_cert else "http"
+    line = f"Partita serving DynamoDB at {scheme}://{shown}:{port}"
     if args.workers == 1:
         store = open_store(data_dir)
         _set_clock(args, store)
@@ -140,6 +152,26 @@ def serve(args: argparse.Namespace) -> None:
     _import_server_modules(args.http)  # imported once, shared by the forked workers
     print(line, flush=True)
     sys.exit(_supervise(args, sock))
+
+
+def _check_security_flags(args: argparse.Namespace) -> None:
+    """Fail at start, with the reason, on an unusable --auth file or TLS pair (never with a secret)."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        sys.exit("partita: --tls-cert and --tls-key go together")
+    if args.tls_cert is not None:
+        from .protocol.tls import TlsError, server_context
+
+        try:
+            server_context(args.tls_cert, args.tls_key)
+        except TlsError as error:
+            sys.exit(f"partita: {error}")
+    if args.auth is not None:
+        from .protocol.auth.principals import AuthFileError, load
+
+        try:
+            load(args.auth)
+        except AuthFileError as error:
+            sys.exit(f"partita: --auth: {error}")
 
 
 def _set_clock(args: argparse.Namespace, store: Any) -> None:
@@ -172,10 +204,21 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             gsi_lag_ms=args.gsi_lag_ms,
             ttl_delay=args.ttl_delay,
         )
-        app = PartitaApp(engine)
+        auth = None
+        if args.auth is not None:
+            from .protocol.auth import Authenticator
+
+            auth = Authenticator(args.auth, args.region, secure_transport=args.tls_cert is not None)
+        app = PartitaApp(engine, auth)
+        tls = {}
+        if args.tls_cert is not None:
+            tls = {"ssl_certfile": str(args.tls_cert), "ssl_keyfile": str(args.tls_key)}
         if args.http == "uvicorn":
             import uvicorn
 
+            if auth is not None:
+                # uvicorn leaves SIGHUP alone: reload between two bytecodes of the main thread.
+                signal.signal(signal.SIGHUP, lambda signum, frame: auth.reload())
             config = uvicorn.Config(
                 app,
                 loop="uvloop",
@@ -185,6 +228,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 access_log=False,
                 timeout_keep_alive=int(args.keep_alive_timeout),
                 server_header=False,  # the app sends DynamoDB's own
+                **tls,  # type: ignore[arg-type]
             )
             uvicorn_server = uvicorn.Server(config)
             _tune_gc()
@@ -197,11 +241,18 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
+            ssl_context = None
+            if args.tls_cert is not None:
+                from .protocol.tls import server_context
+
+                ssl_context = server_context(args.tls_cert, args.tls_key)
             run(
                 app,
                 sock,
                 keep_alive_timeout=args.keep_alive_timeout,
                 request_timeout=args.request_timeout,
+                ssl_context=ssl_context,
+                on_hangup=None if auth is None else auth.reload,
             )
     finally:
         if engine is not None:
@@ -235,16 +286,27 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
             except ProcessLookupError:
                 pass
 
+    def hang_up(signum: int, frame: Any) -> None:
+        for pid in list(children):  # each worker reloads its own --auth principals
+            try:
+                os.kill(pid, signal.SIGHUP)
+            except ProcessLookupError:
+                pass
+
+    blocked = stop_signals | {signal.SIGHUP}
+
     def spawn() -> None:
         # Block the stop signals across fork so a child never runs the
         # parent's forwarding handler, and the parent never misses a pid.
-        signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
         try:
             pid = os.fork()
             if pid == 0:
                 for signum in stop_signals:
                     signal.signal(signum, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+                # Until the worker's server installs its reload, a hang-up must not kill it.
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
                 code = 0
                 try:
                     _serve_in_process(args, sock, open_store(args.data_dir), None)
@@ -259,10 +321,11 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
                 os._exit(code)
             children[pid] = time.monotonic()
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
 
     for signum in stop_signals:
         signal.signal(signum, forward)
+    signal.signal(signal.SIGHUP, hang_up)
     for _ in range(args.workers):
         spawn()
     # The parent keeps the socket (it accepts nothing) to start replacements.
