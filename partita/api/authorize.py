@@ -71,8 +71,11 @@ _READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItem
 class Requirements:
     """The checks of one request, for one principal's account."""
 
-    def __init__(self, engine: Engine, account: str) -> None:
+    def __init__(self, engine: Engine, account: str, contexts: bool = True) -> None:
+        """`contexts` False: the caller's policies have no conditions, so the request's
+        condition keys are computed only for tables whose resource policy may need them."""
         self._engine = engine
+        self._contexts = contexts
         self._prefix = f"arn:aws:dynamodb:{engine.region}:{account}:table/"
         self._tables: dict[str, Table | None] = {}
 
@@ -166,7 +169,15 @@ class Requirements:
             context["dynamodb:select"] = [select]
         return context
 
+    def _needed(self, name: str) -> bool:
+        if self._contexts:
+            return True
+        table = self._table(name)
+        return table is not None and bool(table.description.get("_Policies"))
+
     def _context(self, operation: str, name: str, request: dict[str, Any]) -> Context:
+        if not self._needed(name):
+            return {}
         context = self._common(operation, request)
         table = self._table(name)
         names = request.get("ExpressionAttributeNames") or {}
@@ -198,6 +209,8 @@ class Requirements:
         return context
 
     def _batch_context(self, operation: str, name: str, body: Any, request: dict[str, Any]) -> Context:
+        if not self._needed(name):
+            return {}
         context = self._common(operation, request)
         table = self._table(name)
         hash_name = table.hash_key.name if table is not None else None
@@ -239,7 +252,7 @@ class Requirements:
                 context = self._context(operation, name, merged)
                 if action == "ConditionCheckItem":
                     context.pop("dynamodb:attributes", None)
-                if action == "GetItem":
+                if action == "GetItem" and context:
                     context["dynamodb:select"] = [
                         "SPECIFIC_ATTRIBUTES" if body.get("ProjectionExpression") else "ALL_ATTRIBUTES"
                     ]
@@ -262,7 +275,8 @@ class Requirements:
             ast.Delete: "PartiQLDelete",
         }[type(statement)]
         target = statement.target
-        return [self.table_check(action, target.table, self._common("", request), target.index)]
+        context = self._common("", request) if self._needed(target.table) else {}
+        return [self.table_check(action, target.table, context, target.index)]
 
     def _streams(self, operation: str, request: dict[str, Any]) -> list[Check]:
         if operation == "ListStreams":

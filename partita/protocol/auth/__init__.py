@@ -50,7 +50,7 @@ class Authenticator:
         ):
             raise UnrecognizedClientException(INVALID_TOKEN)
         check_scope(auth, self.region)
-        check_skew(auth.amz_date, wall_now())
+        check_skew(auth.amz_date, auth.seconds, wall_now())
         verify_signature(auth, principal.secret, method, path, headers, body)
         return principal
 
@@ -59,10 +59,24 @@ class Authenticator:
     ) -> None:
         """Raise AccessDeniedException unless every check of the request is allowed."""
         base = self._base_context(principal)
-        for check in Requirements(engine, principal.account).of(operation, request, streams):
-            context = {**base, **check.context} if check.context else base
-            resource = self._resource_policy(principal, check.resource_policy)
-            why = decide(principal.statements, resource, check.action, check.resource, principal.identities, context)
+        checks = Requirements(engine, principal.account, principal.conditional).of(operation, request, streams)
+        memo = principal.decisions
+        for check in checks:
+            if check.context:
+                context = {**base, **check.context}
+                resource = self._resource_policy(principal, check.resource_policy)
+                why = decide(principal.statements, resource, check.action, check.resource, principal.identities, context)
+            else:
+                # Without request-specific keys the answer depends on nothing else: remember it.
+                key = (check.action, check.resource, check.resource_policy)
+                try:
+                    why = memo[key]
+                except KeyError:
+                    resource = self._resource_policy(principal, check.resource_policy)
+                    why = decide(principal.statements, resource, check.action, check.resource, principal.identities, base)
+                    if len(memo) > 4096:
+                        memo.clear()
+                    memo[key] = why
             if why is not None:
                 raise AccessDeniedException(denied(principal, check.action, check.resource, why))
 

@@ -50,6 +50,10 @@ class Principal:
     resource_cache: dict[str, list[Statement] | None] = field(default_factory=dict)
     #: Global condition keys (aws:username ...), built on first use.
     context: dict[str, list[str]] | None = None
+    #: Whether any identity statement has a Condition (else request keys are not computed).
+    conditional: bool = True
+    #: (action, resource, resource policy) -> decision, for checks without request keys.
+    decisions: dict[tuple[str, str, str | None], str | None] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # never show the secret
         return f"Principal({self.arn})"
@@ -89,7 +93,9 @@ def _user(entry: Any, index: int) -> Principal:
         except PolicyError as error:
             raise AuthFileError(f"users[{index}].policies[{number}]: {error}") from None
     identities = (arn, account, f"arn:aws:iam::{account}:root")
-    return Principal(name, key, secret, account, token, statements, variables, arn, identities)
+    user = Principal(name, key, secret, account, token, statements, variables, arn, identities)
+    user.conditional = any(statement.conditions for statement in statements)
+    return user
 
 
 def load(path: Path) -> dict[str, Principal]:
