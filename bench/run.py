@@ -371,6 +371,22 @@ def _pg_database(port: int) -> str:
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return base.rsplit("/", 1)[0] + "/" + name
+def _bench_auth_file() -> str:
+    """An --auth file naming the bench's signing key, allowed everything."""
+    path = Path(tempfile.mkdtemp(prefix="partita-bench-auth-")) / "auth.json"
+    user = {
+        "name": "bench",
+        "access_key_id": "AKIDPARTITABENCH",
+        "secret_access_key": "partita-bench-secret",
+        "policies": [
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}],
+            }
+        ],
+    }
+    path.write_text(json.dumps({"users": [user]}))
+    return str(path)
 
 
 DYNALITE_CLI = PEERS_DIR / "dynalite" / "node_modules" / "dynalite" / "cli.js"
@@ -382,6 +398,21 @@ SERVERS: dict[str, ServerDef] = {
             str(REPO_DIR / ".venv" / "bin" / "partita"),
             "serve",
             "--in-memory",
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+    ),
+    # not run by default: `--auth` with one allow-all principal (the bench's key), to
+    # measure what signature verification and policy evaluation add (bench ratio)
+    "partita-auth": ServerDef(
+        "partita-auth",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--in-memory",
+            "--auth",
+            _bench_auth_file(),
             "--port",
             str(port),
         ],

@@ -108,6 +108,16 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="split a partition that holds more than this (default 10 GB, as DynamoDB)",
     )
+    serve.add_argument(
+        "--auth",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="verify SigV4 signatures against the principals in FILE (JSON or TOML) and enforce "
+        "their IAM policies; reloaded on SIGHUP (default: any credentials are accepted)",
+    )
+    serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this PEM certificate (chain)")
+    serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="the private key of --tls-cert (PEM)")
 
 
 def _version() -> str:
@@ -172,10 +182,12 @@ def serve(args: argparse.Namespace) -> None:
             "separate process with its own memory, so they would not see each other's "
             "tables. Use --data-dir (the workers share its SQLite file)."
         )
+    _check_security_flags(args)
     sock = _bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    line = f"Partita serving DynamoDB at http://{shown}:{port}"
+    scheme = "https" if args.tls_cert else "http"
+    line = f"Partita serving DynamoDB at {scheme}://{shown}:{port}"
     if args.workers == 1:
         store = open_store(args)
         _set_clock(args, store)
@@ -188,6 +200,26 @@ def serve(args: argparse.Namespace) -> None:
     _import_server_modules(args.http)  # imported once, shared by the forked workers
     print(line, flush=True)
     sys.exit(_supervise(args, sock))
+
+
+def _check_security_flags(args: argparse.Namespace) -> None:
+    """Fail at start, with the reason, on an unusable --auth file or TLS pair (never with a secret)."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        sys.exit("partita: --tls-cert and --tls-key go together")
+    if args.tls_cert is not None:
+        from .protocol.tls import TlsError, server_context
+
+        try:
+            server_context(args.tls_cert, args.tls_key)
+        except TlsError as error:
+            sys.exit(f"partita: {error}")
+    if args.auth is not None:
+        from .protocol.auth.principals import AuthFileError, load
+
+        try:
+            load(args.auth)
+        except AuthFileError as error:
+            sys.exit(f"partita: --auth: {error}")
 
 
 def _set_clock(args: argparse.Namespace, store: Any) -> None:
@@ -260,10 +292,21 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
     engine = None
     try:
         engine = build_engine(args, store)
-        app = PartitaApp(engine)
+        auth = None
+        if args.auth is not None:
+            from .protocol.auth import Authenticator
+
+            auth = Authenticator(args.auth, args.region, secure_transport=args.tls_cert is not None)
+        app = PartitaApp(engine, auth)
+        tls = {}
+        if args.tls_cert is not None:
+            tls = {"ssl_certfile": str(args.tls_cert), "ssl_keyfile": str(args.tls_key)}
         if args.http == "uvicorn":
             import uvicorn
 
+            if auth is not None:
+                # uvicorn leaves SIGHUP alone: reload between two bytecodes of the main thread.
+                signal.signal(signal.SIGHUP, lambda signum, frame: auth.reload())
             config = uvicorn.Config(
                 app,
                 loop="uvloop",
@@ -273,6 +316,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
                 access_log=False,
                 timeout_keep_alive=int(args.keep_alive_timeout),
                 server_header=False,  # the app sends DynamoDB's own
+                **tls,  # type: ignore[arg-type]
             )
             uvicorn_server = _uvicorn_server_class()(config)
             _tune_gc()
@@ -285,11 +329,18 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
+            ssl_context = None
+            if args.tls_cert is not None:
+                from .protocol.tls import server_context
+
+                ssl_context = server_context(args.tls_cert, args.tls_key)
             run(
                 app,
                 sock,
                 keep_alive_timeout=args.keep_alive_timeout,
                 request_timeout=args.request_timeout,
+                ssl_context=ssl_context,
+                on_hangup=None if auth is None else auth.reload,
             )
     finally:
         if engine is not None:
@@ -342,16 +393,27 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
             except ProcessLookupError:
                 pass
 
+    def hang_up(signum: int, frame: Any) -> None:
+        for pid in list(children):  # each worker reloads its own --auth principals
+            try:
+                os.kill(pid, signal.SIGHUP)
+            except ProcessLookupError:
+                pass
+
+    blocked = stop_signals | {signal.SIGHUP}
+
     def spawn() -> None:
         # Block the stop signals across fork so a child never runs the
         # parent's forwarding handler, and the parent never misses a pid.
-        signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
         try:
             pid = os.fork()
             if pid == 0:
                 for signum in stop_signals:
                     signal.signal(signum, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+                # Until the worker's server installs its reload, a hang-up must not kill it.
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
                 code = 0
                 try:
                     _serve_in_process(args, sock, open_store(args), None)
@@ -366,10 +428,11 @@ def _supervise(args: argparse.Namespace, sock: socket.socket) -> int:
                 os._exit(code)
             children[pid] = time.monotonic()
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
 
     for signum in stop_signals:
         signal.signal(signum, forward)
+    signal.signal(signal.SIGHUP, hang_up)
     for _ in range(args.workers):
         spawn()
     # The parent keeps the socket (it accepts nothing) to start replacements.

@@ -79,6 +79,13 @@ class MissingAuthenticationTokenException(DynamoDBError):
     prefix = CORAL_SERVICE
 
 
+class AccessDeniedException(DynamoDBError):
+    """A request its signer's policies do not allow (`partita serve --auth`)."""
+
+    code = "AccessDeniedException"
+    prefix = CORAL_SERVICE
+
+
 class ResourceNotFoundException(DynamoDBError):
     code = "ResourceNotFoundException"
 

@@ -54,7 +54,7 @@ def launch(*args: str) -> Server:
     )
     assert process.stdout is not None
     line = process.stdout.readline()
-    if "http://" not in line:
+    if "://" not in line:
         process.kill()
         raise RuntimeError(f"partita did not start: {line!r}")
     return Server(process, line.strip().split()[-1])

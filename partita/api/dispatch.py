@@ -25,6 +25,8 @@ from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
 Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
+Authorize = Callable[[str, dict[str, Any], bool], None]
+"""(operation, validated request, is a Streams operation) -> None, or AccessDeniedException."""
 
 OPERATIONS: dict[str, Handler] = {
     "CreateTable": tables.create_table,
@@ -84,8 +86,13 @@ def handle(
     request: Any,
     service: str = "DynamoDB_20120810",
     host: bytes | None = None,
+    authorize: Authorize | None = None,
 ) -> dict[str, Any]:
-    """Run one operation; `host` is the request's Host header, which DescribeEndpoints reports."""
+    """Run one operation; `host` is the request's Host header, which DescribeEndpoints reports.
+
+    `authorize` (with `--auth`) sees the request once its shape is valid and
+    its table ARNs are resolved, before anything runs.
+    """
     if service == STREAMS_SERVICE:
         table, model = STREAM_OPERATIONS, STREAMS
     else:
@@ -98,6 +105,8 @@ def handle(
         if request is None:
             raise SerializationException()
         validate_request(operation, request, model)
+        if authorize is not None:
+            authorize(operation, request, False)
         return by_host((host or b"").decode("latin-1"))
     if handler is None:
         raise _unknown(operation, model)
@@ -106,6 +115,8 @@ def handle(
     validate_request(operation, request, model)
     if model == DYNAMODB:
         resolve_table_arns(operation, request, engine.region)
+    if authorize is not None:
+        authorize(operation, request, model != DYNAMODB)
     return conflicts.run(handler, engine, request)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import zlib
+from functools import partial
 from random import getrandbits as _random_bits
 from typing import Any
 
@@ -27,13 +28,14 @@ from ..admin import answer as admin_answer
 from ..api.dispatch import handle
 from ..engine.engine import Engine
 from ..errors import (
-    CORAL_SERVICE,
     DynamoDBError,
     InternalServerError,
     MissingAuthenticationTokenException,
     SerializationException,
     UnknownOperationException,
 )
+from .auth import Authenticator
+from .auth.errors import IncompleteSignatureException
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -56,6 +58,9 @@ _WELL_FORMED_AUTH = re.compile(
     rb"AWS4-[!-~]* Credential=[!-+\--~]+, ?SignedHeaders=[!-+\--~]+, ?Signature=[!-+\--~]+"
 )
 JSON_REPLY = b"application/x-amz-json-1.0"
+OWN_PATHS = (b"/metrics", b"/console")
+"""Partita's routes beside the admin API: with `--auth` they need a signature too
+(the console's cookie sign-in is the console issue's; until then it is SigV4)."""
 TEXT_REPLY = b"text/plain"
 
 MAX_TARGET_BYTES = 16 * 1024
@@ -90,11 +95,6 @@ HEAD_TOO_LARGE: Answer = (400, b"", None, None)
 # DynamoDB answers 500 to a body it cannot decode (Alternator's suite); the
 # body of that 500 is not on record, so it is Partita's InternalServerError.
 _UNDECODABLE = (500, orjson.dumps(InternalServerError("Internal server error").body()))
-
-
-class IncompleteSignatureException(DynamoDBError):
-    code = "IncompleteSignatureException"
-    prefix = CORAL_SERVICE
 
 
 def request_id() -> bytes:
@@ -151,10 +151,11 @@ def _check_auth(headers: dict[bytes, bytes]) -> None:
 
 
 class PartitaApp:
-    """The ASGI application bound to one engine."""
+    """The ASGI application bound to one engine (and, with `--auth`, an Authenticator)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, auth: Authenticator | None = None) -> None:
         self.engine = engine
+        self.auth = auth
         self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -192,6 +193,9 @@ class PartitaApp:
             chunks.append(chunk)
             more = message.get("more_body", False)
         path = scope.get("raw_path") or scope.get("path", "/").encode("latin-1")
+        query = scope.get("query_string")
+        if query:
+            path += b"?" + query  # as our own server passes the URL: signatures cover the query
         await _send(send, *self.answer(scope["method"], _headers(scope), b"".join(chunks), path))
 
     def answer(
@@ -207,7 +211,15 @@ class PartitaApp:
         Accept-Encoding).
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
+            if self.auth is not None:
+                refused = self._refuse_admin(method, path, headers, body)
+                if refused is not None:
+                    return refused
             return (*admin_answer(self.engine, method, path, body), None)
+        if self.auth is not None and path.startswith(OWN_PATHS):
+            refused = self._refuse_admin(method, path, headers, body)
+            if refused is not None:
+                return refused
         if path == b"/metrics" and method == "GET":  # Prometheus (partita/admin/metrics.py)
             from ..admin.metrics import CONTENT_TYPE, metrics
 
@@ -219,8 +231,9 @@ class PartitaApp:
             else:
                 coding = headers.get(b"content-encoding")
                 if coding is None:
-                    status, payload = self.respond(headers, body)
+                    status, payload = self.respond(headers, body, path=path)
                 else:
+                    raw = body
                     try:
                         body = decode_body(body, coding, MAX_REQUEST_BYTES)
                     except TooLarge:
@@ -228,7 +241,7 @@ class PartitaApp:
                     except BadEncoding:
                         status, payload = _UNDECODABLE
                     else:
-                        status, payload = self.respond(headers, body)
+                        status, payload = self.respond(headers, body, raw, path)
                 reply_type = JSON_REPLY if content_type != b"application/json" else content_type
         elif method == "GET":
             host = headers.get(b"host")
@@ -250,10 +263,31 @@ class PartitaApp:
             return _with_cors((status, payload, reply_type, extra), method, headers)
         return status, payload, reply_type, extra
 
-    def respond(self, headers: dict[bytes, bytes], body: bytes) -> tuple[int, bytes]:
-        """Run one request to completion; every failure becomes DynamoDB's error."""
+    def _refuse_admin(
+        self, method: str, path: bytes, headers: dict[bytes, bytes], body: bytes
+    ) -> Answer | None:
+        """With `--auth`, Partita's own routes need a signature and the partita:Admin action.
+
+        The refusal is DynamoDB's error (the same exceptions as the API's),
+        not the admin API's `{"error": ...}`: it comes from the same check.
+        """
+        assert self.auth is not None
         try:
-            return 200, orjson.dumps(self._run(headers, body))
+            self.auth.authorize_admin(self.auth.verify(method, path, headers, body))
+        except DynamoDBError as error:
+            return error.status, orjson.dumps(error.body()), JSON_REPLY, None
+        return None
+
+    def respond(
+        self, headers: dict[bytes, bytes], body: bytes, raw: bytes | None = None, path: bytes = b"/"
+    ) -> tuple[int, bytes]:
+        """Run one request to completion; every failure becomes DynamoDB's error.
+
+        `raw` is the body as received when it was compressed: with `--auth`
+        the signature covers those bytes, not the inflated ones.
+        """
+        try:
+            return 200, orjson.dumps(self._run(headers, body, raw, path))
         except DynamoDBError as error:
             return error.status, orjson.dumps(error.body())
         except Exception:
@@ -261,7 +295,9 @@ class PartitaApp:
             error = InternalServerError("Internal server error")
             return error.status, orjson.dumps(error.body())
 
-    def _run(self, headers: dict[bytes, bytes], body: bytes) -> dict[str, Any]:
+    def _run(
+        self, headers: dict[bytes, bytes], body: bytes, raw: bytes | None = None, path: bytes = b"/"
+    ) -> dict[str, Any]:
         request = None
         if body:
             try:
@@ -271,9 +307,13 @@ class PartitaApp:
         service, _, operation = headers.get(b"x-amz-target", b"").decode("latin-1").partition(".")
         if service + "." not in TARGET_PREFIXES or not operation:
             raise UnknownOperationException()
-        _check_auth(headers)
         # The Host header goes down for DescribeEndpoints (its Address).
-        return handle(self.engine, operation, request, service, headers.get(b"host"))
+        if self.auth is None:
+            _check_auth(headers)
+            return handle(self.engine, operation, request, service, headers.get(b"host"))
+        principal = self.auth.verify("POST", path, headers, body if raw is None else raw)
+        authorize = partial(self.auth.authorize, principal, self.engine)
+        return handle(self.engine, operation, request, service, headers.get(b"host"), authorize)
 
 
 def _with_cors(answer: Answer, method: str, headers: dict[bytes, bytes]) -> Answer:

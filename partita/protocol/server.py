@@ -45,7 +45,9 @@ import asyncio
 import logging
 import signal
 import socket
+import ssl
 from collections import deque
+from collections.abc import Callable
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any, cast
@@ -114,8 +116,10 @@ class HttpServer:
         keep_alive_timeout: float = 60.0,
         request_timeout: float = 60.0,
         shutdown_timeout: float = 10.0,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.app = app
+        self.ssl_context = ssl_context
         self.keep_alive_timeout = keep_alive_timeout
         self.request_timeout = request_timeout
         self.shutdown_timeout = shutdown_timeout
@@ -136,7 +140,7 @@ class HttpServer:
         self._done = loop.create_future()
         self.clock = loop.time()
         self._server = await loop.create_server(
-            lambda: HttpConnection(self), sock=sock, backlog=2048
+            lambda: HttpConnection(self), sock=sock, backlog=2048, ssl=self.ssl_context
         )
         self._tick_handle = loop.call_later(_TICK, self._tick)
 
@@ -531,22 +535,33 @@ async def serve(
     keep_alive_timeout: float = 60.0,
     request_timeout: float = 60.0,
     shutdown_timeout: float = 10.0,
+    ssl_context: ssl.SSLContext | None = None,
+    on_hangup: Callable[[], object] | None = None,
 ) -> None:
-    """Serve on `sock` until SIGTERM or SIGINT, then shut down gracefully."""
+    """Serve on `sock` until SIGTERM or SIGINT, then shut down gracefully.
+
+    SIGHUP calls `on_hangup` (the `--auth` reload) between two requests;
+    connections stay open.
+    """
     loop = asyncio.get_running_loop()
     server = HttpServer(
         app,
         keep_alive_timeout=keep_alive_timeout,
         request_timeout=request_timeout,
         shutdown_timeout=shutdown_timeout,
+        ssl_context=ssl_context,
     )
     await server.start(sock)
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    handled = [signal.SIGTERM, signal.SIGINT]
+    for signum in handled:
         loop.add_signal_handler(signum, server.shutdown)
+    if on_hangup is not None:
+        loop.add_signal_handler(signal.SIGHUP, on_hangup)
+        handled.append(signal.SIGHUP)
     try:
         await server.wait_closed()
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        for signum in handled:
             loop.remove_signal_handler(signum)
 
 
@@ -556,10 +571,19 @@ def run(
     *,
     keep_alive_timeout: float = 60.0,
     request_timeout: float = 60.0,
+    ssl_context: ssl.SSLContext | None = None,
+    on_hangup: Callable[[], object] | None = None,
 ) -> None:
     """Run the server on uvloop in this process until it is told to stop."""
     import uvloop
 
     uvloop.run(
-        serve(app, sock, keep_alive_timeout=keep_alive_timeout, request_timeout=request_timeout)
+        serve(
+            app,
+            sock,
+            keep_alive_timeout=keep_alive_timeout,
+            request_timeout=request_timeout,
+            ssl_context=ssl_context,
+            on_hangup=on_hangup,
+        )
     )
