@@ -27,6 +27,12 @@ def _parser() -> argparse.ArgumentParser:
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
+        "--vector-index",
+        choices=("exact", "approximate"),
+        default="exact",
+        help="SearchVectors: exact nearest neighbours (numpy, deterministic) or an HNSW graph (usearch)",
+    )
+    serve.add_argument(
         "--gsi-lag-ms",
         type=int,
         default=0,
@@ -163,6 +169,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             item_collection_limit=args.item_collection_limit,
             gsi_lag_ms=args.gsi_lag_ms,
             ttl_delay=args.ttl_delay,
+            vector_index=args.vector_index,
         )
         app = PartitaApp(engine)
         if args.http == "uvicorn":

@@ -8,6 +8,7 @@ from typing import Any
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
 from . import batch, control, items, partiql, reads, streams, tables, tags, transactions, ttl
+from . import vector as vector_api
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -43,6 +44,7 @@ OPERATIONS: dict[str, Handler] = {
     "DeleteResourcePolicy": control.delete_resource_policy,
     "UpdateTimeToLive": ttl.update_time_to_live,
     "DescribeTimeToLive": ttl.describe_time_to_live,
+    "SearchVectors": vector_api.search_vectors,
 }
 
 #: Operations answered from the request's Host header rather than the store.

@@ -21,6 +21,7 @@ from .tables import TableOps
 from .tags import TagOps
 from .transactions import TransactionOps
 from .ttl import TimeToLive
+from .vector.search import VectorSearch
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
@@ -34,6 +35,7 @@ class Engine:
         gsi_lag_ms: int = 0,
         ttl_delay: float = 0.0,
         background: bool = True,
+        vector_index: str = "exact",
     ) -> None:
         self.store = store
         self.region = region
@@ -47,6 +49,7 @@ class Engine:
         self.batch = BatchOps(store, rules)
         self.transactions = TransactionOps(store, rules, self.clock)
         self.reads = ReadOps(store)
+        self.vectors = VectorSearch(store, approximate=vector_index == "approximate")
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)
