@@ -33,7 +33,7 @@ from .entries import decode, version
 from .model import VectorIndex
 
 #: Candidates asked of the approximate graph per result wanted.
-CANDIDATE_FACTOR = 4
+CANDIDATE_FACTOR = 10
 
 
 def value_key(value: dict[str, Any]) -> tuple[str, str]:
@@ -185,6 +185,6 @@ def build_graph(vectors: np.ndarray, distance: str) -> Any:
 
     metric = {"COSINE": "cos", "EUCLIDEAN": "l2sq", "DOT_PRODUCT": "ip"}[distance]
     graph = Index(ndim=vectors.shape[1], metric=metric, dtype="f32", connectivity=16, expansion_add=128,
-                  expansion_search=128)
+                  expansion_search=256)
     graph.add(np.arange(vectors.shape[0], dtype=np.uint64), vectors)
     return graph
