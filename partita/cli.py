@@ -40,6 +40,12 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
+        "--vector-index",
+        choices=("exact", "approximate"),
+        default="exact",
+        help="SearchVectors: exact nearest neighbours (numpy, deterministic) or an HNSW graph (usearch)",
+    )
+    serve.add_argument(
         "--gsi-lag-ms",
         type=int,
         default=0,
@@ -258,6 +264,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         # workers; PostgreSQL servers keep them per process for now (docs/decisions.md).
         capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
         partition_size_limit=args.partition_size_limit,
+        vector_index=args.vector_index,
     )
 
 

@@ -21,6 +21,7 @@ from . import (
     transactions,
     ttl,
 )
+from . import vector as vector_api
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -61,6 +62,7 @@ OPERATIONS: dict[str, Handler] = {
     "UpdateContributorInsights": insights.update_contributor_insights,
     "DescribeContributorInsights": insights.describe_contributor_insights,
     "ListContributorInsights": insights.list_contributor_insights,
+    "SearchVectors": vector_api.search_vectors,
 }
 
 #: Operations answered from the request's Host header rather than the store.

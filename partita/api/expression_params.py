@@ -26,12 +26,15 @@ _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")
 _VALUE_KEY = re.compile(r":[A-Za-z0-9_]+\Z")
 
 # Expressions that may use ExpressionAttributeValues (a projection cannot).
-_USES_VALUES = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression")
+_USES_VALUES = (
+    "UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression", "SearchConditionExpression",
+)
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "ConditionExpression": lambda text: parse_condition(text, "ConditionExpression"),
     "FilterExpression": lambda text: parse_condition(text, "FilterExpression"),
     "KeyConditionExpression": lambda text: parse_condition(text, "KeyConditionExpression"),
+    "SearchConditionExpression": lambda text: parse_condition(text, "SearchConditionExpression"),
     "ProjectionExpression": parse_projection,
     "UpdateExpression": parse_update,
 }

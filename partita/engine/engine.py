@@ -27,6 +27,7 @@ from .tables import TableOps
 from .tags import TagOps
 from .transactions import TransactionOps
 from .ttl import TimeToLive
+from .vector.search import VectorSearch
 from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
@@ -43,6 +44,7 @@ class Engine:
         emulate_throughput: bool = False,
         capacity_path: Path | None = None,
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
+        vector_index: str = "exact",
     ) -> None:
         self.store = store
         self.region = region
@@ -58,6 +60,7 @@ class Engine:
         self.batch = BatchOps(store, rules, self.meter)
         self.transactions = TransactionOps(store, rules, self.clock, meter=self.meter)
         self.reads = ReadOps(store, self.meter)
+        self.vectors = VectorSearch(store, approximate=vector_index == "approximate")
         self.index_jobs = IndexJobs(store, self.catalog)
         self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
         self.tags = TagOps(store, self.catalog, self.tables)

@@ -27,6 +27,7 @@ from ..storage.base import Conflict, Store
 from .catalog import Catalog
 from .keys import prefix_successor
 from .schema import Table
+from .vector import jobs as vector_jobs
 from .writes import store_index_entry
 
 log = logging.getLogger("partita.index_jobs")
@@ -76,10 +77,10 @@ class IndexJobs:
     def _pending(self) -> bool:
         for name in list(self._catalog.names(None)):
             table = self._catalog.get(name)
-            if table is not None and any(
+            if table is not None and (any(
                 d.get("IndexStatus") in ("CREATING", "DELETING")
                 for d in table.description.get("GlobalSecondaryIndexes", [])
-            ):
+            ) or vector_jobs.pending(table.description)):
                 return True
         return False
 
@@ -97,7 +98,14 @@ class IndexJobs:
                 if status == "CREATING":
                     self._backfill_batch(name, doc["IndexName"])
                     return True
+            vector_index = vector_jobs.pending(table.description)
+            if vector_index is not None:
+                vector_jobs.step(self._store, self._catalog, name, vector_index, self._put_description)
+                return True
         return False
+
+    def _put_description(self, txn: Any, table: Table, description: dict[str, Any]) -> None:
+        self._catalog.put(txn, Table.from_description(description, table.table_id))
 
     def _mutate(self, txn: Any, table: Table, change: Callable[[dict[str, Any]], None]) -> None:
         description = copy.deepcopy(table.description)

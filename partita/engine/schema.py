@@ -18,6 +18,7 @@ from .keys import (
     prefix_successor,
     tuple_hash,
 )
+from .vector.model import VectorIndex, vector_indexes_of
 
 ROW_SPACE = b"\x01"
 TABLE_INDEX_ID = 0
@@ -121,6 +122,8 @@ class Table:
     hash_key: KeyAttribute
     range_key: KeyAttribute | None
     indexes: list[Index] = field(default_factory=list)
+    #: Vector indexes (engine/vector); empty for almost every table.
+    vector_indexes: list[VectorIndex] = field(default_factory=list)
     prefix: bytes = field(init=False)
 
     def __post_init__(self) -> None:
@@ -210,4 +213,7 @@ class Table:
                         frozenset(projection.get("NonKeyAttributes", ())),
                     )
                 )
-        return cls(description, table_id, hash_keys[0], range_keys[0] if range_keys else None, indexes)
+        return cls(
+            description, table_id, hash_keys[0], range_keys[0] if range_keys else None, indexes,
+            vector_indexes_of(description, types, table_id),
+        )

@@ -18,6 +18,7 @@ from .index_jobs import IndexJobs
 from .schema import Table
 from .streams.lifecycle import sync_stream
 from .tables import TableOps, describe_sse, enable_stream, index_document
+from .vector import declare as vector_declare
 
 INVALID = "One or more parameter values were invalid: "
 MAX_GLOBAL_INDEXES = 20
@@ -30,7 +31,7 @@ def _gsi_docs(description: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _check_online_limit(table: Table, updates: list[dict[str, Any]]) -> None:
     online = [u for u in updates if "Create" in u or "Delete" in u]
-    busy = any(d.get("IndexStatus") in ("CREATING", "DELETING") for d in _gsi_docs(table.description))
+    busy = vector_declare.busy(table.description)
     if len(online) > 1 or (online and busy):
         raise LimitExceededException(ONE_ONLINE_INDEX)
 
@@ -236,15 +237,18 @@ class TableUpdates:
                 else:
                     _check_existing(table, update.get("Delete") or update["Update"],
                                     "delete" if "Delete" in update else "update")
+            online = sum(1 for u in updates if "Create" in u or "Delete" in u)
+            vector_declare.check_update(table.description, request, billing, online)
             description = copy.deepcopy(table.description)
             now = self._tables.clock.now()
             _apply_table_settings(description, request, billing, self._tables.region, now)
             sync_stream(txn, table.description, description, now)
             _merge_definitions(description, request)
             _apply_index_updates(description, updates)
+            vector_declare.apply_update(description, request)
             updated = Table.from_description(description, table.table_id)
             self._catalog.put(txn, updated)
-        if updates:
+        if updates or request.get("VectorIndexUpdates"):
             self._jobs.kick()
         out = {**self._tables.public(updated), "TableStatus": "UPDATING"}
         if "WarmThroughput" in request:

@@ -20,6 +20,8 @@ from .keys import prefix_successor
 from .schema import Table
 from .streams.lifecycle import sync_stream
 from .ttl_index import table_range as ttl_rows
+from .vector import declare as vector_declare
+from .vector.entries import live_documents as live_vector_documents
 
 ACCOUNT_ID = "000000000000"
 
@@ -156,6 +158,7 @@ class TableOps:
         if request.get("Tags"):
             description["_Tags"] = request["Tags"]
         self._describe_indexes(request, description)
+        vector_declare.describe_create(request, description)
         return description
 
     def _describe_indexes(self, request: dict[str, Any], description: dict[str, Any]) -> None:
@@ -193,6 +196,8 @@ class TableOps:
             for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
                 if kind in out:
                     out[kind] = [self._live_index(table, doc) for doc in out[kind]]
+            if "VectorIndexes" in out:
+                out["VectorIndexes"] = live_vector_documents(self._store, table, out["VectorIndexes"])
         return out
 
     def _live_index(self, table: Table, doc: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from .keys import encode_partition, partition_hash, prefix_successor
 from .schema import Index, Table
 from .ttl_index import index_expiry
 from .values import item_size
+from .vector.entries import check_vector_item, write_vector_entries
 
 if TYPE_CHECKING:
     from .streams.records import StreamWriter
@@ -40,6 +41,8 @@ class WriteEffects:
 
     local: dict[str, float] = field(default_factory=dict)
     global_: dict[str, float] = field(default_factory=dict)
+    #: Bytes written to each vector index (VectorWriteRequestBytes before its 1 KB floor).
+    vector: dict[str, int] = field(default_factory=dict)
     #: Bytes of the item's collection (table rows + local index entries) after
     #: the write; only tables with a local index have item collections to measure.
     collection_bytes: int | None = None
@@ -51,6 +54,8 @@ class WriteEffects:
 
 def check_index_keys(table: Table, item: Item) -> None:
     """Index key attributes, where present, must have the declared type and not be empty."""
+    if table.vector_indexes:
+        check_vector_item(table, item)
     for index in table.indexes:
         for attr in index.key_attributes:
             if attr.name not in item:
@@ -162,6 +167,9 @@ def store_item(
         units = _write_index(txn, table, index, old, new, rules.gsi_lag if index.is_global else None)
         if units:
             effects.add(index, units)
+    if table.vector_indexes:
+        effects.vector = write_vector_entries(
+            txn, table.vector_indexes, table.key_names, row[len(table.prefix):], old, new)
     subject = new if new is not None else old
     if subject is not None and any(not index.is_global for index in table.indexes):
         effects.collection_bytes = collection_bytes(txn, table, subject)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ...engine.vector import declare as vector_declare
 from ...errors import ValidationException, shown
 
 INVALID = "One or more parameter values were invalid: "
@@ -205,7 +206,8 @@ def _check_definitions_used(request: dict[str, Any], defined: list[str]) -> None
     used = {k["AttributeName"] for k in request["KeySchema"]}
     for index in _all_indexes(request):
         used.update(k["AttributeName"] for k in index["KeySchema"])
-    has_indexes = "LocalSecondaryIndexes" in request or "GlobalSecondaryIndexes" in request
+    used |= vector_declare.schema_attributes(request.get("VectorIndexes") or [])
+    has_indexes = any(kind in request for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes", "VectorIndexes"))
     if len(defined) > len(used):
         if not has_indexes:
             raise _invalid(
@@ -220,6 +222,7 @@ def _check_definitions_used(request: dict[str, Any], defined: list[str]) -> None
 
 def _check_projected_total(request: dict[str, Any]) -> None:
     total = sum(len(i["Projection"].get("NonKeyAttributes") or []) for i in _all_indexes(request))
+    total += sum(vector_declare.projected_count(v) for v in request.get("VectorIndexes") or [])
     if total > MAX_PROJECTED_ATTRIBUTES:
         # Wording unverified against the service (see docs/decisions.md).
         raise _invalid(
@@ -248,6 +251,7 @@ def validate_create_table(request: dict[str, Any]) -> None:
     seen: set[str] = set()
     _check_local_indexes(request, defined, seen)
     _check_global_indexes(request, defined, seen)
+    vector_declare.validate_create(request, seen)
     _check_definitions_used(request, defined)
     _check_projected_total(request)
     _check_stream(request)
@@ -256,7 +260,7 @@ def validate_create_table(request: dict[str, Any]) -> None:
 _UPDATE_MEMBERS = (
     "ProvisionedThroughput", "BillingMode", "StreamSpecification", "GlobalSecondaryIndexUpdates",
     "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
-    "WarmThroughput", "TableClass",
+    "WarmThroughput", "TableClass", "VectorIndexUpdates",
 )
 
 
@@ -280,3 +284,4 @@ def validate_update_table(request: dict[str, Any]) -> None:
             raise _invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
         if "Create" in update:
             _check_gsi_key_order(update["Create"]["KeySchema"])
+    vector_declare.validate_update_request(request)

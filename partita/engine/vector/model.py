@@ -1,0 +1,89 @@
+"""A vector index as the write path and SearchVectors use it.
+
+Built from the table's DescribeTable document (`VectorIndexes`), like
+`schema.Index` is for GSIs/LSIs. Entry rows live under the index's own row
+prefix (`ROW_SPACE | table id | index id`, the layout of `schema._prefix`)
+so DeleteTable's range delete and DescribeTable's `stats` cover them; each
+index also has one version row under the reserved index id 0xFFFF that every
+change to the index bumps in the same commit, which is how a cached search
+matrix (in this process or another worker) learns it is stale.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+ROW_SPACE = b"\x01"
+#: Index id whose rows are the per-index version counters (never a real index).
+VERSION_SPACE = 0xFFFF
+MAX_VECTOR_INDEXES = 5
+MAX_DIMENSIONS = 4096
+MAX_TOP_K = 100
+
+
+def _prefix(table_id: int, index_id: int) -> bytes:
+    return ROW_SPACE + struct.pack(">IH", table_id, index_id)
+
+
+@dataclass(slots=True)
+class VectorIndex:
+    name: str
+    index_id: int
+    table_id: int
+    attribute: str
+    dimensions: int
+    distance: str  # COSINE, EUCLIDEAN or DOT_PRODUCT
+    #: The search schema's HASH attribute (name, type), if any.
+    hash_key: tuple[str, str] | None
+    #: INLINE_FILTER attributes (name, type), in schema order.
+    filters: tuple[tuple[str, str], ...]
+    projection: str  # ALL, KEYS_ONLY or INCLUDE
+    non_key: frozenset[str]
+    status: str  # CREATING, ACTIVE or DELETING
+    prefix: bytes = field(init=False)
+    version_key: bytes = field(init=False)
+    #: Every search-schema attribute (name, type), HASH first.
+    schema: tuple[tuple[str, str], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.prefix = _prefix(self.table_id, self.index_id)
+        self.version_key = _prefix(self.table_id, VERSION_SPACE) + struct.pack(">H", self.index_id)
+        self.schema = ((self.hash_key,) if self.hash_key else ()) + self.filters
+
+
+def vector_indexes_of(description: dict[str, Any], types: dict[str, str], table_id: int) -> list[VectorIndex]:
+    """The table's vector indexes from its description (empty for almost every table)."""
+    docs = description.get("VectorIndexes")
+    if not docs:
+        return []
+    ids = description.get("_IndexIds", {})
+    out = []
+    for doc in docs:
+        hash_key = None
+        filters = []
+        for element in doc.get("SearchSchema") or ():
+            name = element["AttributeName"]
+            pair = (name, types.get(name, "S"))
+            if element["SearchSchemaElementType"] == "HASH":
+                hash_key = pair
+            else:
+                filters.append(pair)
+        projection = doc["Projection"]
+        out.append(
+            VectorIndex(
+                doc["IndexName"],
+                ids[doc["IndexName"]],
+                table_id,
+                doc["VectorAttribute"]["AttributeName"],
+                int(doc["Dimensions"]),
+                doc["DistanceFunction"],
+                hash_key,
+                tuple(filters),
+                projection.get("ProjectionType", "ALL"),
+                frozenset(projection.get("NonKeyAttributes", ())),
+                doc.get("IndexStatus", "ACTIVE"),
+            )
+        )
+    return out
