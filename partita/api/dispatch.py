@@ -7,7 +7,19 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
-from . import batch, control, items, partiql, reads, streams, tables, tags, transactions, ttl
+from . import (
+    backups,
+    batch,
+    control,
+    items,
+    partiql,
+    reads,
+    streams,
+    tables,
+    tags,
+    transactions,
+    ttl,
+)
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
@@ -43,6 +55,12 @@ OPERATIONS: dict[str, Handler] = {
     "DeleteResourcePolicy": control.delete_resource_policy,
     "UpdateTimeToLive": ttl.update_time_to_live,
     "DescribeTimeToLive": ttl.describe_time_to_live,
+    "CreateBackup": backups.create_backup,
+    "DescribeBackup": backups.describe_backup,
+    "ListBackups": backups.list_backups,
+    "DeleteBackup": backups.delete_backup,
+    "RestoreTableFromBackup": backups.restore_table_from_backup,
+    "RestoreTableToPointInTime": backups.restore_table_to_point_in_time,
 }
 
 #: Operations answered from the request's Host header rather than the store.

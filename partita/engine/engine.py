@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..storage.base import Store
+from .backups.changelog import ChangeLog
+from .backups.service import BackupService
 from .batch import BatchOps
 from .catalog import Catalog
 from .clock import Clock
@@ -34,6 +38,7 @@ class Engine:
         gsi_lag_ms: int = 0,
         ttl_delay: float = 0.0,
         background: bool = True,
+        s3_dir: Path | None = None,
     ) -> None:
         self.store = store
         self.region = region
@@ -42,7 +47,9 @@ class Engine:
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
-        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
+        rules = WriteRules(
+            item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region), ChangeLog(self.clock)
+        )
         self.items = ItemOps(store, self.tables, rules)
         self.batch = BatchOps(store, rules)
         self.transactions = TransactionOps(store, rules, self.clock)
@@ -57,6 +64,7 @@ class Engine:
         self.duties = Duties(store)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
+        self.backup_service = BackupService(self, rules, s3_dir)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:
