@@ -74,6 +74,14 @@ def _parser() -> argparse.ArgumentParser:
         help="delete expired items this long after they expire (default 0: within about a second; "
         "DynamoDB takes up to 48 hours, 172800)",
     )
+    serve.add_argument(
+        "--s3-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where exports and imports find s3://bucket/prefix: DIR/bucket/prefix "
+        "(default: s3/ in the data dir; a temporary directory with --in-memory)",
+    )
     add_commands(commands)
     return parser
 
@@ -163,6 +171,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             item_collection_limit=args.item_collection_limit,
             gsi_lag_ms=args.gsi_lag_ms,
             ttl_delay=args.ttl_delay,
+            s3_dir=args.s3_dir or (None if args.in_memory else args.data_dir / "s3"),
         )
         app = PartitaApp(engine)
         if args.http == "uvicorn":

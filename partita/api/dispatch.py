@@ -11,6 +11,7 @@ from . import (
     backups,
     batch,
     control,
+    exports,
     items,
     partiql,
     reads,
@@ -61,6 +62,12 @@ OPERATIONS: dict[str, Handler] = {
     "DeleteBackup": backups.delete_backup,
     "RestoreTableFromBackup": backups.restore_table_from_backup,
     "RestoreTableToPointInTime": backups.restore_table_to_point_in_time,
+    "ExportTableToPointInTime": exports.export_table_to_point_in_time,
+    "DescribeExport": exports.describe_export,
+    "ListExports": exports.list_exports,
+    "ImportTable": exports.import_table,
+    "DescribeImport": exports.describe_import,
+    "ListImports": exports.list_imports,
 }
 
 #: Operations answered from the request's Host header rather than the store.

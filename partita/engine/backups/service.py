@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from ...storage.base import WriteTxn
 from ..schema import Table
 from ..writes import WriteRules
+from .exports import Exports
+from .imports import Imports
 from .jobs import Jobs
 from .ondemand import OnDemandBackups, finish_backup, refuse_delete_while_restoring
 from .pitr import Trimmer, finish_base
@@ -30,7 +32,15 @@ class BackupService:
         wake = engine.duties.wake
         self.backups = OnDemandBackups(store, catalog, engine.tables, clock, wake)
         self.point_in_time = PointInTimeRestores(store, catalog, engine.tables, clock, wake)
+        if s3_dir is None:
+            import tempfile
+
+            s3_dir = Path(tempfile.mkdtemp(prefix="partita-s3-"))
         self.s3_dir = s3_dir
+        self.exports = Exports(store, catalog, clock, engine.region, s3_dir, wake)
+        self.imports = Imports(store, catalog, engine.tables, clock, rules, s3_dir, wake)
+        self.jobs.runners.update(export=self.exports.step)
+        self.jobs.runners["import"] = self.imports.step
         engine.duties.add(self.jobs.run)
         engine.duties.add(Trimmer(store, catalog, clock).run)
         engine.tables.before_delete = self._before_delete
