@@ -137,7 +137,7 @@ class OnDemandBackups:
         self._wake = wake
 
     def create(self, name: str, backup_name: str) -> dict[str, Any]:
-        now = self._clock.now()
+        now = round(self._clock.now(), 3)
         with self._store.write() as txn:
             table = self._catalog.get(name, txn)
             if table is None:
@@ -193,9 +193,11 @@ class OnDemandBackups:
                 continue
             if name is not None and doc["table"]["TableName"] != name:
                 continue
-            if low is not None and doc["created"] < low:
+            # Compared in milliseconds: clients send back the times they were given, rounded to that.
+            created = round(doc["created"] * 1000)
+            if low is not None and created < round(low * 1000):
                 continue
-            if high is not None and doc["created"] >= high:
+            if high is not None and created >= round(high * 1000):
                 continue
             docs.append(doc)
         docs.sort(key=lambda d: (d["created"], d["arn"]))
