@@ -125,6 +125,15 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this PEM certificate (chain)")
     serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="the private key of --tls-cert (PEM)")
 
+    serve.add_argument(
+        "--s3-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where exports and imports find s3://bucket/prefix: DIR/bucket/prefix "
+        "(default: s3/ in the data dir; a temporary directory with --in-memory)",
+    )
+
 
 def _version() -> str:
     """The installed distribution's version (what `pip install .` recorded)."""
@@ -265,6 +274,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
         partition_size_limit=args.partition_size_limit,
         vector_index=args.vector_index,
+        s3_dir=args.s3_dir or (None if args.in_memory else args.data_dir / "s3"),
     )
 
 

@@ -8,9 +8,11 @@ from typing import Any
 from ..engine.engine import Engine
 from ..errors import SerializationException, UnknownOperationException
 from . import (
+    backups,
     batch,
     conflicts,
     control,
+    exports,
     insights,
     items,
     partiql,
@@ -63,6 +65,18 @@ OPERATIONS: dict[str, Handler] = {
     "DescribeContributorInsights": insights.describe_contributor_insights,
     "ListContributorInsights": insights.list_contributor_insights,
     "SearchVectors": vector_api.search_vectors,
+    "CreateBackup": backups.create_backup,
+    "DescribeBackup": backups.describe_backup,
+    "ListBackups": backups.list_backups,
+    "DeleteBackup": backups.delete_backup,
+    "RestoreTableFromBackup": backups.restore_table_from_backup,
+    "RestoreTableToPointInTime": backups.restore_table_to_point_in_time,
+    "ExportTableToPointInTime": exports.export_table_to_point_in_time,
+    "DescribeExport": exports.describe_export,
+    "ListExports": exports.list_exports,
+    "ImportTable": exports.import_table,
+    "DescribeImport": exports.describe_import,
+    "ListImports": exports.list_imports,
 }
 
 #: Operations answered from the request's Host header rather than the store.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..storage.base import Store
+from .backups.changelog import ChangeLog
+from .backups.service import BackupService
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
@@ -45,6 +47,7 @@ class Engine:
         capacity_path: Path | None = None,
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
         vector_index: str = "exact",
+        s3_dir: Path | None = None,
     ) -> None:
         self.store = store
         self.region = region
@@ -55,7 +58,9 @@ class Engine:
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
-        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
+        rules = WriteRules(
+            item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region), ChangeLog(self.clock)
+        )
         self.items = ItemOps(store, self.tables, rules, self.meter)
         self.batch = BatchOps(store, rules, self.meter)
         self.transactions = TransactionOps(store, rules, self.clock, meter=self.meter)
@@ -74,6 +79,7 @@ class Engine:
         self.insights = ContributorInsights(store, self.catalog, self.clock)
         self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit)
         self.duties.add(self.splitter.run)
+        self.backup_service = BackupService(self, rules, s3_dir)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:

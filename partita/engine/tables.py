@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
-from ..storage.base import Store
+from ..storage.base import Store, WriteTxn
 from .capacity.partitions import store_initial_map
 from .catalog import Catalog
 from .clock import Clock
@@ -101,6 +102,8 @@ class TableOps:
         self._catalog = catalog
         self.region = region
         self.clock = Clock(store) if clock is None else clock
+        #: Called in DeleteTable's transaction before the rows go (backups in progress complete first).
+        self.before_delete: Callable[[WriteTxn, Table], None] | None = None
 
     def arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
@@ -179,7 +182,7 @@ class TableOps:
 
     def get(self, name: str) -> Table:
         table = self._catalog.get(name)
-        if table is None:
+        if table is None or "_Restoring" in table.description:  # a table being restored is not there yet
             raise ResourceNotFoundException("Requested resource not found")
         return table
 
@@ -233,6 +236,8 @@ class TableOps:
                     "Resource cannot be deleted as it is currently protected against deletion. "
                     "Disable deletion protection first."
                 )
+            if self.before_delete is not None:
+                self.before_delete(txn, table)
             out = self.public(table, live_counts=False)
             count, size = txn.stats(*table.data_range())
             txn.delete_range(*table.all_rows_range())

@@ -27,6 +27,7 @@ from .values import item_size
 from .vector.entries import check_vector_item, write_vector_entries
 
 if TYPE_CHECKING:
+    from .backups.changelog import ChangeLog
     from .streams.records import StreamWriter
 
 Item = dict[str, dict[str, Any]]
@@ -89,6 +90,8 @@ class WriteRules:
     gsi_lag: GsiLag | None = None
     #: Writes the stream records of tables with an enabled stream (None: no streams).
     streams: StreamWriter | None = None
+    #: Writes the change log of tables under point-in-time recovery or being backed up.
+    changes: ChangeLog | None = None
 
 
 def _put_row(txn: WriteTxn, lag: GsiLag | None, key: bytes, value: bytes, weight: int) -> None:
@@ -182,6 +185,9 @@ def store_item(
     stream = description.get("_Stream")
     if stream is not None and rules.streams is not None and old != new:
         rules.streams.record(txn, table, stream, old, new, new_size, identity)
+    if ("_PointInTimeRecovery" in description or "_Capture" in description) and rules.changes is not None:
+        if old != new:
+            rules.changes.record(txn, table, row, old, new)
     return effects
 
 

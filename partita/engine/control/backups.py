@@ -2,9 +2,11 @@
 
 The flag and its settings live in the table's catalog document, so they
 survive restarts, are seen by every worker and vanish with the table.
-Restores are not implemented yet; the window reported is the one a restore
-would honour: from when recovery was enabled (or the recovery period ago,
-whichever is later) to five minutes ago, DynamoDB's usual lag.
+The window reported is the one RestoreTableToPointInTime honours
+(`engine.backups.pitr`): from when recovery was enabled (or the recovery
+period ago, whichever is later) to five minutes ago, DynamoDB's usual lag.
+Turning recovery on starts the base snapshot in the same transaction;
+turning it off drops the base and (through the trimming duty) the log.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from ...errors import DynamoDBError
 from ...storage.base import Store
+from ..backups import pitr
 from ..catalog import Catalog
 from ..clock import Clock
 from ..schema import Table
@@ -71,11 +74,17 @@ class BackupOps:
             if table is None:
                 raise _not_found(name)
             description = copy.deepcopy(table.description)
+            was_enabled = "_PointInTimeRecovery" in description
             if spec["PointInTimeRecoveryEnabled"]:
                 current = description.get("_PointInTimeRecovery") or {"EnabledAt": self._clock.now()}
                 current["RecoveryPeriodInDays"] = spec.get("RecoveryPeriodInDays") or DEFAULT_RECOVERY_DAYS
                 description["_PointInTimeRecovery"] = current
             else:
                 description.pop("_PointInTimeRecovery", None)
-            self._catalog.put(txn, Table.from_description(description, table.table_id))
+            table = Table.from_description(description, table.table_id)
+            if was_enabled and "_PointInTimeRecovery" not in description:
+                table = Table.from_description(pitr.disable(txn, table), table.table_id)
+            self._catalog.put(txn, table)
+            if not was_enabled and "_PointInTimeRecovery" in description:
+                pitr.enable(txn, self._catalog, table)
         return describe(description, self._clock.now())

@@ -1,0 +1,72 @@
+"""The change log: one entry per item change, written in the change's own commit.
+
+A table writes it while point-in-time recovery is on or a snapshot of it is
+being taken (`_PointInTimeRecovery` or `_Capture` in its catalog document);
+`store_item` calls :meth:`ChangeLog.record`, so an entry exists exactly when
+its change committed. Entries carry the old and the new item: snapshots undo
+changes made after their instant with the old one, point-in-time restores
+replay the new one.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ...storage.base import ReadView, WriteTxn
+from ..clock import Clock
+from ..schema import Table
+from .keys import counter_key, end_of, log_key, log_n, log_prefix
+
+Item = dict[str, dict[str, Any]]
+_HEAD = struct.Struct(">dI")
+
+
+def logging(description: dict[str, Any]) -> bool:
+    return "_PointInTimeRecovery" in description or "_Capture" in description
+
+
+@dataclass(slots=True)
+class Change:
+    n: int
+    time: float
+    suffix: bytes
+    old: Item | None
+    new: Item | None
+
+
+class ChangeLog:
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    def record(self, txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: Item | None) -> None:
+        n = position(txn, table.table_id) + 1
+        txn.put(counter_key(table.table_id), b"%d" % n)
+        suffix = row[len(table.prefix):]
+        value = _HEAD.pack(self._clock.now(), len(suffix)) + suffix + orjson.dumps([old, new])
+        txn.put(log_key(table.table_id, n), value)
+
+
+def position(view: ReadView, table_id: int) -> int:
+    """The n of the table's last change (0 before the first)."""
+    raw = view.get(counter_key(table_id))
+    return 0 if raw is None else int(raw)
+
+
+def decode(key: bytes, raw: bytes) -> Change:
+    time, length = _HEAD.unpack_from(raw)
+    start = _HEAD.size
+    suffix = raw[start:start + length]
+    old, new = orjson.loads(raw[start + length:])
+    return Change(log_n(key), time, suffix, old, new)
+
+
+def changes(view: ReadView, table_id: int, after: int, limit: int | None = None) -> Iterator[Change]:
+    """The table's changes with n > after, in commit order."""
+    start = log_key(table_id, after + 1)
+    for key, raw in view.range(start, end_of(log_prefix(table_id)), limit=limit):
+        yield decode(key, raw)

@@ -1,0 +1,255 @@
+"""ImportTable, DescribeImport, ListImports: a new table filled from files in the S3 layout.
+
+Every object under `S3_DIR/bucket/prefix` is read in key order, line by
+line through its decompressor (GZIP, ZSTD or none), so memory stays flat.
+The table is CREATING (invisible to the data plane, like a restore) until
+the last file is read; items go in through `store_item` in batches, each
+batch committing the job's cursor (file, line) with its items, so a crash
+resumes exactly where it stopped. A line that cannot be read, or an item
+without the table's key, is counted in ErrorCount and logged (DynamoDB's
+CloudWatch report, replaced by a log line).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import io
+import logging
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import zstandard
+
+from ...errors import ResourceInUseException
+from ...storage.base import Store
+from ..catalog import Catalog
+from ..clock import Clock
+from ..item_keys import check_item_key
+from ..schema import Table
+from ..tables import TableOps
+from ..values import item_size
+from ..writes import WriteRules, store_item
+from .errors import ImportNotFoundException
+from .exports import local_path
+from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
+from .jobs import BATCH, Job, new_job, put_job
+from .keys import IMPORT_ROW, end_of, job_key
+from .restore import create_restored
+
+log = logging.getLogger("partita.backups")
+
+
+def _row(arn: str) -> bytes:
+    return IMPORT_ROW + arn.encode()
+
+
+def _public(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if not k.startswith("_")}
+
+
+def _open(path: Path, compression: str) -> IO[bytes]:
+    raw = path.open("rb")
+    if compression == "GZIP":
+        return gzip.open(raw)  # type: ignore[return-value]
+    if compression == "ZSTD":
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
+    return raw
+
+
+class Imports:
+    def __init__(self, store: Store, catalog: Catalog, tables: TableOps, clock: Clock, rules: WriteRules,
+                 root: Path, wake: Any) -> None:
+        self._store = store
+        self._catalog = catalog
+        self._tables = tables
+        self._clock = clock
+        self._rules = rules
+        self.root = root
+        self._wake = wake
+
+    def start(self, request: dict[str, Any], validate: Any) -> dict[str, Any]:
+        params = request["TableCreationParameters"]
+        name = params["TableName"]
+        create = {k: v for k, v in params.items()}
+        create.setdefault("BillingMode", "PROVISIONED")
+        validate(create)
+        now = self._clock.now()
+        with self._store.write() as txn:
+            if self._catalog.get(name, txn) is not None:
+                # NOT confirmed against DynamoDB.
+                raise ResourceInUseException(f"Table already exists: {name}")
+            table = create_restored(txn, self._catalog, self._tables, create, {})
+            description = copy.deepcopy(table.description)
+            description.pop("RestoreSummary", None)
+            self._catalog.put(txn, Table.from_description(description, table.table_id))
+            import_id = f"{int(now * 1000):014d}-{secrets.token_hex(4)}"
+            doc: dict[str, Any] = {
+                "ImportArn": f"{description['TableArn']}/import/{import_id}",
+                "ImportStatus": "IN_PROGRESS",
+                "TableArn": description["TableArn"],
+                "TableId": description["TableId"],
+                "S3BucketSource": request["S3BucketSource"],
+                "ErrorCount": 0,
+                "InputFormat": request["InputFormat"],
+                "InputCompressionType": request.get("InputCompressionType", "NONE"),
+                "TableCreationParameters": params,
+                "StartTime": now,
+                "ProcessedSizeBytes": 0,
+                "ProcessedItemCount": 0,
+                "ImportedItemCount": 0,
+            }
+            if request.get("InputFormatOptions"):
+                doc["InputFormatOptions"] = request["InputFormatOptions"]
+            if request.get("ClientToken"):
+                doc["ClientToken"] = request["ClientToken"]
+            txn.put(_row(doc["ImportArn"]), orjson.dumps(doc))
+            new_job(txn, "import", arn=doc["ImportArn"], target=name, target_id=table.table_id, file=0, line=0)
+        self._wake()
+        return _public(doc)
+
+    def describe(self, arn: str) -> dict[str, Any]:
+        raw = self._store.get(_row(arn))
+        if raw is None:
+            # NOT confirmed against DynamoDB.
+            raise ImportNotFoundException(f"Import not found: {arn}")
+        return _public(orjson.loads(raw))
+
+    def list(self, request: dict[str, Any]) -> dict[str, Any]:
+        docs = [orjson.loads(raw) for _, raw in self._store.range(IMPORT_ROW, end_of(IMPORT_ROW))]
+        if request.get("TableArn"):
+            docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
+        docs.sort(key=lambda d: (d["StartTime"], d["ImportArn"]))
+        token = request.get("NextToken")
+        if token and any(d["ImportArn"] == token for d in docs):
+            docs = [d for d in docs if (d["StartTime"], d["ImportArn"]) > (docs[0]["StartTime"], token)]
+        limit = request.get("PageSize") or 25
+        out: dict[str, Any] = {}
+        if len(docs) > limit:
+            docs = docs[:limit]
+            out["NextToken"] = docs[-1]["ImportArn"]
+        out["ImportSummaryList"] = [
+            {k: d[k] for k in ("ImportArn", "ImportStatus", "TableArn", "S3BucketSource", "InputFormat", "StartTime")
+             if k in d} | ({"EndTime": d["EndTime"]} if "EndTime" in d else {})
+            for d in docs
+        ]
+        return out
+
+    # -- the job -------------------------------------------------------------------------
+
+    def _files(self, doc: dict[str, Any]) -> list[Path]:
+        source = doc["S3BucketSource"]
+        try:
+            root = local_path(self.root, source["S3Bucket"], source.get("S3KeyPrefix", ""))
+        except ValueError:
+            return []
+        prefix = source.get("S3KeyPrefix", "")
+        bucket = (self.root / source["S3Bucket"]).resolve()
+        if root.is_file():
+            return [root]
+        parent = root if prefix.endswith("/") or root.is_dir() else root.parent
+        if not parent.is_dir():
+            return []
+        return sorted(p for p in parent.rglob("*") if p.is_file()
+                      and str(p.relative_to(bucket)).startswith(prefix.lstrip("/")))
+
+    def _lines(self, doc: dict[str, Any], path: Path) -> Iterator[bytes]:
+        with _open(path, doc["InputCompressionType"]) as stream:
+            yield from stream
+
+    def step(self, job: Job) -> bool:
+        raw = self._store.get(_row(job["arn"]))
+        if raw is None:
+            with self._store.write() as txn:
+                txn.delete(job_key(job["id"]))
+            return True
+        doc = orjson.loads(raw)
+        files = self._files(doc)
+        options = (doc.get("InputFormatOptions") or {}).get("Csv") or {}
+        delimiter = options.get("Delimiter", ",")
+        types = {d["AttributeName"]: d["AttributeType"] for d in doc["TableCreationParameters"]["AttributeDefinitions"]}
+        while job["file"] < len(files):
+            path = files[job["file"]]
+            header = options.get("HeaderList")
+            batch: list[tuple[Any, int]] = []
+            errors = 0
+            line_no = 0
+            try:
+                for line_no, line in enumerate(self._lines(doc, path)):
+                    if doc["InputFormat"] == "CSV" and header is None:
+                        header = csv_header(line, delimiter)
+                        continue
+                    if line_no < job["line"] or not line.strip():
+                        continue
+                    try:
+                        if doc["InputFormat"] == "DYNAMODB_JSON":
+                            item = parse_json_line(line)
+                        elif doc["InputFormat"] == "ION":
+                            item = parse_ion_line(line)
+                        else:
+                            item = parse_csv_line(line, header or [], delimiter, types)
+                    except Exception as error:  # any unreadable line is one error, as DynamoDB counts it
+                        log.warning("import %s: %s line %d unreadable: %s", doc["ImportArn"], path.name, line_no + 1, error)
+                        errors += 1
+                        continue
+                    if item is not None:
+                        batch.append((item, len(line)))
+                    if len(batch) >= BATCH:
+                        errors = self._commit(job, doc, batch, errors, line_no + 1)
+                        batch = []
+            except (OSError, EOFError, zstandard.ZstdError) as error:
+                log.warning("import %s: %s unreadable: %s", doc["ImportArn"], path.name, error)
+                errors += 1
+            self._commit(job, doc, batch, errors, line_no + 1)
+            job.update(file=job["file"] + 1, line=0)
+            with self._store.write() as txn:
+                put_job(txn, job)
+        self._finish(job, doc)
+        return True
+
+    def _commit(self, job: Job, doc: dict[str, Any], batch: list[tuple[Any, int]], errors: int, line: int) -> int:
+        with self._store.write() as txn:
+            table = self._catalog.get(job["target"], txn)
+            current = orjson.loads(txn.get(_row(doc["ImportArn"])) or b"{}")
+            if table is None or not current:
+                return 0
+            imported = 0
+            for item, size in batch:
+                try:
+                    check_item_key(table, item)
+                    item_size(item)
+                    row = table.row_key(item)
+                except Exception as error:  # a bad item is one error (a malformed number key fails the encoding)
+                    log.warning("import %s: item skipped: %s", doc["ImportArn"], error)
+                    errors += 1
+                    continue
+                old_raw = txn.get(row)
+                store_item(txn, table, row, None if old_raw is None else orjson.loads(old_raw), item, self._rules)
+                imported += 1
+                current["ProcessedSizeBytes"] += size
+            current["ProcessedItemCount"] += len(batch)
+            current["ImportedItemCount"] += imported
+            current["ErrorCount"] += errors
+            txn.put(_row(doc["ImportArn"]), orjson.dumps(current))
+            doc.update(current)
+            job["line"] = line
+            put_job(txn, job)
+        return 0
+
+    def _finish(self, job: Job, doc: dict[str, Any]) -> None:
+        with self._store.write() as txn:
+            table = self._catalog.get(job["target"], txn)
+            current = orjson.loads(txn.get(_row(doc["ImportArn"])) or b"{}")
+            if table is not None and current:
+                description = copy.deepcopy(table.description)
+                description.pop("_Restoring", None)
+                description["TableStatus"] = "ACTIVE"
+                for index in description.get("GlobalSecondaryIndexes", []):
+                    index["IndexStatus"] = "ACTIVE"
+                self._catalog.put(txn, Table.from_description(description, table.table_id))
+                current.update(ImportStatus="COMPLETED", EndTime=self._clock.now())
+                txn.put(_row(doc["ImportArn"]), orjson.dumps(current))
+            txn.delete(job_key(job["id"]))

@@ -1,0 +1,63 @@
+"""Background jobs: rows in the store that the duty advances one batch at a time.
+
+A job is a JSON row (`keys.job_key`); each kind has a runner whose `step`
+does one batch in one write transaction that also stores the job's new
+cursor, so a crash loses at most the batch in flight and the next duty tick
+(in whichever process holds the duty lock) resumes from the cursor.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ...storage.base import ReadView, Store, WriteTxn
+from .keys import JOB_ROW, end_of, job_key, next_id
+
+log = logging.getLogger("partita.backups")
+Job = dict[str, Any]
+#: Rows (items, log entries) one job step handles in one transaction.
+BATCH = 500
+
+
+def put_job(txn: WriteTxn, job: Job) -> None:
+    txn.put(job_key(job["id"]), orjson.dumps(job))
+
+
+def new_job(txn: WriteTxn, kind: str, **fields: Any) -> Job:
+    job: Job = {"id": next_id(txn), "kind": kind, **fields}
+    put_job(txn, job)
+    return job
+
+
+def read_job(view: ReadView, job_id: int) -> Job | None:
+    raw = view.get(job_key(job_id))
+    return None if raw is None else orjson.loads(raw)
+
+
+def all_jobs(view: ReadView) -> list[Job]:
+    return [orjson.loads(raw) for _, raw in view.range(JOB_ROW, end_of(JOB_ROW))]
+
+
+class Jobs:
+    """The duty that runs every job; runners register by kind."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.runners: dict[str, Callable[[Job], bool]] = {}
+        self.wake: Callable[[], None] = lambda: None
+
+    def run(self) -> bool:
+        worked = False
+        for job in all_jobs(self._store):
+            runner = self.runners.get(job["kind"])
+            if runner is None:
+                continue
+            try:
+                worked = runner(job) or worked
+            except Exception:
+                log.exception("backup job %s (%s) failed a step; retrying next tick", job["id"], job["kind"])
+        return worked
