@@ -95,6 +95,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="split a partition that holds more than this (default 10 GB, as DynamoDB)",
     )
+    serve.add_argument(
+        "--no-console",
+        dest="console",
+        action="store_false",
+        help="do not serve the web console at /console",
+    )
     add_commands(commands)
     return parser
 
@@ -188,7 +194,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             capacity_path=None if args.in_memory else args.data_dir / "partita.capacity",
             partition_size_limit=args.partition_size_limit,
         )
-        app = PartitaApp(engine)
+        app = PartitaApp(engine, console=args.console)
         if args.http == "uvicorn":
             import uvicorn
 

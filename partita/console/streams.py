@@ -1,0 +1,12 @@
+"""Not written yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .web import ConsoleError
+
+
+def streams_page(*args: Any) -> Any:
+    raise ConsoleError(404, "this page is not written yet")
+
