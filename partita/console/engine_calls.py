@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..api import reads as api_reads
 from ..api.dispatch import STREAMS_SERVICE, handle
+from ..api.validation.shapes import validate_request
 from ..engine.capacity.introspect import hot_keys, partition_map, resource_of
 from ..engine.capacity.partitions import starts_of
 from ..engine.engine import Engine
+from ..engine.reads import Page
 from ..engine.schema import Table
 from .web import ConsoleError
 
@@ -70,3 +73,12 @@ def hottest(engine: Engine, table: Table, index: str | None = None, top: int = 1
 
 def ttl_status(engine: Engine, name: str) -> dict[str, Any]:
     return call(engine, "DescribeTimeToLive", {"TableName": name})["TimeToLiveDescription"]
+
+
+def read_pages(engine: Engine, operation: str, request: dict[str, Any]) -> tuple[dict[str, Any], Page]:
+    """Query or Scan as `handle` runs it, also returning the engine's page (bytes read before the filter)."""
+    validate_request(operation, request)
+    sink: list[Page] = []
+    handler = api_reads.query if operation == "Query" else api_reads.scan
+    answer = handler(engine, request, pages=sink)
+    return answer, sink[0]

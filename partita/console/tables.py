@@ -66,6 +66,11 @@ def _summary(engine: Engine, doc: dict[str, Any], partition_total: int) -> dict[
     }
 
 
+def summary_of(engine: Engine, doc: dict[str, Any]) -> dict[str, Any]:
+    """A table's summary for a page header (the nav links and the facts)."""
+    return _summary(engine, doc, partition_count(table_of(engine, doc["TableName"])))
+
+
 def _keys(schema: list[dict[str, Any]], definitions: list[dict[str, Any]]) -> list[dict[str, str]]:
     types = {d["AttributeName"]: d["AttributeType"] for d in definitions}
     return [{"name": k["AttributeName"], "role": k["KeyType"], "type": types.get(k["AttributeName"], "?")}
