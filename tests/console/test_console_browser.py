@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from capacity_helpers import strict_client
-from console_helpers import browser, item_path, make_table, page, request, screenshot  # noqa: F401
-
 from conftest import STORE, Server, create_table, launch
+from console_helpers import browser, item_path, make_table, page, request, screenshot  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +26,7 @@ def hot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.stop()
 
 
-def test_tables_page_creates_a_table_from_the_form_and_deletes_it(page: Any, ddb: Any, endpoint: str,
+def test_tables_page_creates_a_table_from_the_form_and_deletes_it(page: Any, ddb: Any, endpoint: str,  # noqa: F811 (the imported fixture)
                                                                   table_name: str) -> None:
     page.goto(endpoint + "/console")
     form = page.locator("#create-table")
@@ -56,7 +55,7 @@ def test_tables_page_creates_a_table_from_the_form_and_deletes_it(page: Any, ddb
 
 
 def test_partition_strip_shows_the_hot_partition_live_with_throttles_and_hover(
-    page: Any, hot_server: Server, table_name: str
+    page: Any, hot_server: Server, table_name: str  # noqa: F811 (the imported fixture)
 ) -> None:
     url = hot_server.url
     ddb = strict_client(url)
@@ -101,7 +100,7 @@ def test_partition_strip_shows_the_hot_partition_live_with_throttles_and_hover(
     assert shot.stat().st_size > 10_000
 
 
-def test_query_scan_page_cost_and_code_in_the_browser(page: Any, ddb: Any, endpoint: str, table_name: str) -> None:
+def test_query_scan_page_cost_and_code_in_the_browser(page: Any, ddb: Any, endpoint: str, table_name: str) -> None:  # noqa: F811 (the imported fixture)
     make_table(ddb, table_name, sk=("sk", "N"))
     for user in range(4):
         for i in range(10):
@@ -127,7 +126,7 @@ def test_query_scan_page_cost_and_code_in_the_browser(page: Any, ddb: Any, endpo
     screenshot(page, "scan-vs-query")
 
 
-def test_item_page_sets_binary_and_a_concurrent_edit(page: Any, ddb: Any, endpoint: str, table_name: str) -> None:
+def test_item_page_sets_binary_and_a_concurrent_edit(page: Any, ddb: Any, endpoint: str, table_name: str) -> None:  # noqa: F811 (the imported fixture)
     make_table(ddb, table_name, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
     key = {"pk": {"S": "item-1"}}
     ddb.put_item(TableName=table_name, Item={**key, "ss": {"SS": ["red", "blue"]}, "bin": {"B": b"\x00\xffhi"},
