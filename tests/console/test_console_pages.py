@@ -278,7 +278,13 @@ def test_saving_over_a_concurrent_change_is_refused_and_reported(ddb: Any, endpo
     assert gone.status == 303 and "Item" not in ddb.get_item(TableName=table_name, Key=key)
 
 
-def test_streams_and_ttl_page(ddb: Any, endpoint: str, table_name: str) -> None:
+def test_streams_and_ttl_page(start_server: Any, tmp_path: Any, table_name: str) -> None:
+    from conftest import STORE, client_for
+
+    # Its own server: the test moves the server clock, which other tests' servers must not see.
+    server = start_server(*(["--data-dir", str(tmp_path / "s")] if STORE == "sqlite" else ["--in-memory"]))
+    endpoint = server.url
+    ddb = client_for(endpoint)
     create_table(ddb, table_name, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
     ddb.update_time_to_live(TableName=table_name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
     now = json.loads(request(endpoint, "/partita/v1/clock").text)["now"]
@@ -390,3 +396,16 @@ def test_bad_values_on_table_pages_never_500(ddb: Any, endpoint: str, table_name
     for path, form in posts:
         page = request(endpoint, base + path, method="POST", form=form)
         assert 200 <= page.status < 500, (path, form, page.status, page.text[-400:])
+
+
+def test_served_by_every_worker(start_server: Any, tmp_path: Any) -> None:
+    from conftest import client_for
+
+    server = start_server("--data-dir", str(tmp_path / "store"), "--workers", "2")
+    ddb = client_for(server.url)
+    name = "console-workers"
+    create_table(ddb, name)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    for _ in range(6):  # connections spread over both workers
+        page = request(server.url, f"/console/tables/{name}")
+        assert page.status == 200 and 'id="item-count">1 (' in page.text
