@@ -124,7 +124,6 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this PEM certificate (chain)")
     serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="the private key of --tls-cert (PEM)")
-
     serve.add_argument(
         "--s3-dir",
         type=Path,
@@ -132,6 +131,13 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where exports and imports find s3://bucket/prefix: DIR/bucket/prefix "
         "(default: s3/ in the data dir; a temporary directory with --in-memory)",
+    )
+
+    serve.add_argument(
+        "--no-console",
+        dest="console",
+        action="store_false",
+        help="do not serve the web console at /console",
     )
 
 
@@ -314,7 +320,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             from .protocol.auth import Authenticator
 
             auth = Authenticator(args.auth, args.region, secure_transport=args.tls_cert is not None)
-        app = PartitaApp(engine, auth)
+        app = PartitaApp(engine, auth, console=args.console)
         tls = {}
         if args.tls_cert is not None:
             tls = {"ssl_certfile": str(args.tls_cert), "ssl_keyfile": str(args.tls_key)}

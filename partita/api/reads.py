@@ -168,8 +168,13 @@ def _projection_nested(filt: _Filter) -> set[str]:
     return rules.path_heads(iter(filt.projection_paths), filt.names)[1]
 
 
-def query(engine: Engine, request: dict[str, Any], *, key_filters: bool = False) -> dict[str, Any]:
-    """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not)."""
+def query(
+    engine: Engine, request: dict[str, Any], *, key_filters: bool = False, pages: list[Page] | None = None
+) -> dict[str, Any]:
+    """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not).
+
+    `pages` receives the engine's page (the console shows its bytes read before the filter).
+    """
     rules.check_select(request, "Query")
     # KeyConditions may accompany the other expressions when there is no
     # KeyConditionExpression: the service only refuses mixing within a pair.
@@ -216,10 +221,12 @@ def query(engine: Engine, request: dict[str, Any], *, key_filters: bool = False)
         start_key=start_key,
         equal_ranges=equal_ranges,
     )
+    if pages is not None:
+        pages.append(page)
     return _answer(request, page)
 
 
-def scan(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+def scan(engine: Engine, request: dict[str, Any], *, pages: list[Page] | None = None) -> dict[str, Any]:
     check_usage(request, _SCAN_EXPRESSIONS, _SCAN_LEGACY)
     rules.check_attributes_to_get(request)
     scan_filter = _legacy_filter(request, "ScanFilter")
@@ -246,4 +253,6 @@ def scan(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         total_segments=total_segments,
         start_key=start_key,
     )
+    if pages is not None:
+        pages.append(page)
     return _answer(request, page)

@@ -1,0 +1,15 @@
+"""Partita's web console under `/console`: tables, partitions, item collections, the cost of requests.
+
+Server-rendered pages (Jinja2, autoescaped) with a little plain JavaScript,
+served by the same app on the same port as the DynamoDB API. Every page
+reads through the engine: DynamoDB operations go through
+`partita.api.dispatch.handle` (so validation, capacity and errors are the
+real ones) and partitions and hot keys through the introspection functions
+behind `/partita/v1/tables/...`.
+"""
+
+from __future__ import annotations
+
+from .routes import PREFIX, answer, authorize
+
+__all__ = ["PREFIX", "answer", "authorize"]

@@ -26,6 +26,8 @@ import orjson
 from ..admin import PREFIX as ADMIN_PREFIX
 from ..admin import answer as admin_answer
 from ..api.dispatch import handle
+from ..console.routes import answer as console_answer
+from ..console.routes import is_console
 from ..engine.engine import Engine
 from ..errors import (
     DynamoDBError,
@@ -153,9 +155,10 @@ def _check_auth(headers: dict[bytes, bytes]) -> None:
 class PartitaApp:
     """The ASGI application bound to one engine (and, with `--auth`, an Authenticator)."""
 
-    def __init__(self, engine: Engine, auth: Authenticator | None = None) -> None:
+    def __init__(self, engine: Engine, auth: Authenticator | None = None, *, console: bool = True) -> None:
         self.engine = engine
         self.auth = auth
+        self.console = console  # `partita serve --no-console` turns the web console off
         self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -224,6 +227,8 @@ class PartitaApp:
             from ..admin.metrics import CONTENT_TYPE, metrics
 
             return 200, metrics(self.engine), CONTENT_TYPE, None
+        if self.console and is_console(path):  # the web console (partita/console): its own forms and pages
+            return console_answer(self.engine, method, headers, path, body)
         if method == "POST":
             content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
             if body and content_type not in JSON_TYPES:
