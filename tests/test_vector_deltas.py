@@ -107,3 +107,20 @@ def test_workers_see_each_others_writes(start_server: Callable[..., Server], tmp
         out = _call(server.url, "SearchVectors", {"TableName": "vtab", "IndexName": "vix", "TopK": 4,
                                                   "SearchVector": [{"N": repr(x)} for x in q]})
         assert [r["Item"]["pk"]["S"] for r in out["SearchResults"]] == _expected("EUCLIDEAN", q, items, 4)
+
+
+def test_query_and_scan_refuse_a_vector_index(ddb: Any, table_name: str) -> None:
+    from botocore.exceptions import ClientError
+
+    _create(ddb, table_name, "COSINE")
+    with pytest.raises(ClientError) as query:
+        ddb.query(TableName=table_name, IndexName="vix", KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "a"}})
+    assert query.value.response["Error"]["Code"] == "ValidationException"
+    assert query.value.response["Error"]["Message"] == "Query operation not supported on this index type."
+    with pytest.raises(ClientError) as scan:
+        ddb.scan(TableName=table_name, IndexName="vix")
+    assert scan.value.response["Error"]["Message"] == "Scan operation not supported on this index type"
+    with pytest.raises(ClientError) as missing:
+        ddb.scan(TableName=table_name, IndexName="nope")
+    assert missing.value.response["Error"]["Message"] == "The table does not have the specified index: nope"
