@@ -95,7 +95,7 @@ def _key_conditions(request: dict[str, Any]) -> dict[str, rules.KeyTerm]:
     }
 
 
-def _space(engine: Engine, request: dict[str, Any]) -> KeySpace:
+def _space(engine: Engine, request: dict[str, Any], operation: str) -> KeySpace:
     """What the request reads: the table, or the index it names (which must be readable)."""
     table = engine.tables.get(request["TableName"])
     name = request.get("IndexName")
@@ -103,6 +103,11 @@ def _space(engine: Engine, request: dict[str, Any]) -> KeySpace:
         return KeySpace(table)
     index = table.index(name)
     if index is None:
+        if any(v.name == name for v in table.vector_indexes):
+            # Captured from the service (Aug 2026, other emulators' records): Query's message
+            # ends with a period, Scan's does not.
+            raise ValidationException(f"{operation} operation not supported on this index type"
+                                      + ("." if operation == "Query" else ""))
         raise ValidationException(f"The table does not have the specified index: {name}")
     status = next(
         (d.get("IndexStatus") for d in table.description.get("GlobalSecondaryIndexes", []) if d["IndexName"] == name),
@@ -195,7 +200,7 @@ def query(
         terms = _key_conditions(request)
     rules.check_condition_count(terms, request.get("IndexName") is not None)
 
-    table = _space(engine, request)
+    table = _space(engine, request, "Query")
     hash_value: str | tuple[str, ...]
     equal_ranges: tuple[str, ...] = ()
     if table.index is not None and table.index.multi:
@@ -235,7 +240,7 @@ def scan(engine: Engine, request: dict[str, Any], *, pages: list[Page] | None = 
     expressions = read_expressions(request, _SCAN_PARSE_ORDER)
     rules.check_select(request, "Scan")
 
-    table = _space(engine, request)
+    table = _space(engine, request, "Scan")
     rules.check_scan_start_key(table, start_key)
     if start_key is not None and total_segments > 1:
         low, high = segment_bounds(segment, total_segments)

@@ -144,15 +144,39 @@ def decode(value: bytes, dimensions: int) -> tuple[bytes, np.ndarray, int]:
     return header, vector, weight
 
 
-def bump_version(txn: WriteTxn, index: VectorIndex) -> None:
+#: Change-log rows kept per index; a cache further behind than this rebuilds in full.
+LOG_KEEP = 4096
+#: Log value meaning "many rows changed" (a backfill batch): readers rebuild in full.
+RESET = b""
+
+
+def bump_version(txn: WriteTxn, index: VectorIndex, suffix: bytes = RESET) -> None:
+    """Count a change of the index and log which entry changed, in the change's own commit.
+
+    The log row (`log_key(version)` -> the entry's key suffix) is what lets a
+    cached matrix, in this process or another worker, apply only the changed
+    entries; the oldest row past LOG_KEEP is dropped in the same commit.
+    """
     current = txn.get(index.version_key)
-    number = 0 if current is None else int.from_bytes(current, "big")
-    txn.put(index.version_key, (number + 1).to_bytes(8, "big"))
+    number = (0 if current is None else int.from_bytes(current, "big")) + 1
+    txn.put(index.version_key, number.to_bytes(8, "big"))
+    txn.put(index.log_key(number), suffix)
+    if number > LOG_KEEP:
+        txn.delete(index.log_key(number - LOG_KEEP))
 
 
 def version(view: ReadView, index: VectorIndex) -> int:
     current = view.get(index.version_key)
     return 0 if current is None else int.from_bytes(current, "big")
+
+
+def changes(view: ReadView, index: VectorIndex, since: int, until: int) -> set[bytes] | None:
+    """Entry key suffixes changed in versions (since, until], or None when a full rebuild is due."""
+    log = list(view.range(index.log_key(since + 1), index.log_key(until + 1)))
+    if len(log) != until - since:
+        return None  # trimmed past the cache's version
+    suffixes = {value for _, value in log}
+    return None if RESET in suffixes else suffixes
 
 
 def write_vector_entries(
@@ -173,7 +197,7 @@ def write_vector_entries(
             txn.delete(row)
         else:
             txn.put(row, after[0], after[1])
-        bump_version(txn, index)
+        bump_version(txn, index, suffix)
         written[index.name] = (after or before)[1]  # type: ignore[index]
     return written
 

@@ -46,6 +46,9 @@ def step(store: Store, catalog: Any, table_name: str, index_name: str,
             assert end is not None
             txn.delete_range(index.prefix, end)
             txn.delete(index.version_key)
+            log_end = prefix_successor(index.log_prefix)
+            assert log_end is not None
+            txn.delete_range(index.log_prefix, log_end)
             kept = [d for d in description["VectorIndexes"] if d["IndexName"] != index_name]
             if kept:
                 description["VectorIndexes"] = kept

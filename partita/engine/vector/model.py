@@ -18,6 +18,8 @@ from typing import Any
 ROW_SPACE = b"\x01"
 #: Index id whose rows are the per-index version counters (never a real index).
 VERSION_SPACE = 0xFFFF
+#: Index id whose rows are the per-index change logs (`entries.bump_version`).
+LOG_SPACE = 0xFFFE
 MAX_VECTOR_INDEXES = 5
 MAX_DIMENSIONS = 4096
 MAX_TOP_K = 100
@@ -44,13 +46,20 @@ class VectorIndex:
     status: str  # CREATING, ACTIVE or DELETING
     prefix: bytes = field(init=False)
     version_key: bytes = field(init=False)
+    #: Prefix of the index's change-log rows (`log_prefix | version (8 bytes)`).
+    log_prefix: bytes = field(init=False)
     #: Every search-schema attribute (name, type), HASH first.
     schema: tuple[tuple[str, str], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = _prefix(self.table_id, self.index_id)
         self.version_key = _prefix(self.table_id, VERSION_SPACE) + struct.pack(">H", self.index_id)
+        self.log_prefix = _prefix(self.table_id, LOG_SPACE) + struct.pack(">H", self.index_id)
         self.schema = ((self.hash_key,) if self.hash_key else ()) + self.filters
+
+
+    def log_key(self, number: int) -> bytes:
+        return self.log_prefix + struct.pack(">Q", number)
 
 
 def vector_indexes_of(description: dict[str, Any], types: dict[str, str], table_id: int) -> list[VectorIndex]:
