@@ -248,6 +248,28 @@ def build_put(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
     }
 
 
+def build_update(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
+    """SET of the string attribute and ADD to the number: a read-modify-write of a preloaded item."""
+    p, s = table.random_key(rng)
+    return "UpdateItem", {
+        "TableName": table.name,
+        "Key": table.key(p, s),
+        "UpdateExpression": "SET v = :v ADD n :one",
+        "ExpressionAttributeValues": {":v": table.item(p, s, version=rng.randrange(10000))["v"],
+                                      ":one": {"N": "1"}},
+    }
+
+
+BATCH_ITEMS = 25  # BatchWriteItem's maximum
+
+
+def build_batch(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
+    """25 PutRequests of distinct random preloaded keys (one request, so ops/s counts batches)."""
+    keys = rng.sample(range(table.partitions), min(BATCH_ITEMS, table.partitions))
+    puts = [{"PutRequest": {"Item": table.item(p, 0, version=rng.randrange(10000))}} for p in keys]
+    return "BatchWriteItem", {"RequestItems": {table.name: puts}}
+
+
 def build_get(table: TableSpec, rng: random.Random) -> tuple[str, Json]:
     p, s = table.random_key(rng)
     return "GetItem", {"TableName": table.name, "Key": table.key(p, s)}
@@ -323,6 +345,10 @@ WORKLOADS: dict[str, Workload] = {
         Workload(
             "put", "PutItem, random preloaded key, ~100 B item", "simple", build_put, "{", 2, 32
         ),
+        Workload("update", "UpdateItem (SET + ADD), random preloaded key", "simple", build_update,
+                 "{", 2, 32),
+        Workload("batch", "BatchWriteItem of 25 puts, random preloaded keys (ops/s = batches)",
+                 "simple", build_batch, '"UnprocessedItems":{}', 2, 32),
         Workload("get", "GetItem, random preloaded key", "simple", build_get, '"Item"', 2, 32),
         Workload("get1", "GetItem at 1 connection (latency)", "simple", build_get, '"Item"', 1, 1),
         Workload("query10k", "Query, 25 of a 100-item collection, 10k-item table", "coll10k",

@@ -38,6 +38,11 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="a shared PostgreSQL store, postgresql://user:pass@host:port/db (many servers may share it)",
     )
+    serve.add_argument(
+        "--read-replica",
+        metavar="URL",
+        help="with --backend: a streaming replica serving eventually consistent reads (postgresql://...)",
+    )
     serve.add_argument("--region", default="us-east-1")
     serve.add_argument(
         "--vector-index",
@@ -187,10 +192,15 @@ def open_store(args: argparse.Namespace) -> Any:
 
         if not args.backend.startswith(("postgresql://", "postgres://")):
             sys.exit("partita: --backend takes a postgresql://user:pass@host:port/db URL")
+        replica = args.read_replica
+        if replica is not None and not replica.startswith(("postgresql://", "postgres://")):
+            sys.exit("partita: --read-replica takes a postgresql://user:pass@host:port/db URL")
         try:
-            return PostgresStore(args.backend)
+            return PostgresStore(args.backend, replica_url=replica)
         except SchemaTooNew as error:
             sys.exit(f"partita: {error}")
+    if args.read_replica:
+        sys.exit("partita: --read-replica needs --backend (a PostgreSQL store)")
     from .storage.sqlite import open_store as open_sqlite
 
     return open_sqlite(None if args.in_memory else args.data_dir)

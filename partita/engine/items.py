@@ -312,7 +312,7 @@ class ItemOps:
         table = self._tables.get(table_name)
         check_key(table, key)
         row = table.row_key(key)
-        stored = self._store.get_weighted(row)
+        stored = (self._store if consistent else self._store.eventual).get_weighted(row)
         units = read_units(0 if stored is None else stored[1], consistent)
         if self._meter is not None and (self._enforce or INSIGHTS in table.description):
             self._meter.charge([read_charge(self._meter, table, None, row, units, key)])

@@ -375,7 +375,7 @@ class ReadOps:
         last: Item | None = None
         loads = orjson.loads
         table = space.table
-        with self._store.snapshot() as view:
+        with (self._store if spec.consistent else self._store.eventual).snapshot() as view:
             want = _FIRST_BATCH if limit is None else min(limit, _FIRST_BATCH)
             while start < end:
                 rows = _fetch(view, start, end, reverse, want)

@@ -19,6 +19,14 @@ What real and bad clients do, and what happens here:
   closes unless it asked for keep-alive (httptools' `should_keep_alive`);
 - pipelined requests are answered in order (each is answered as soon as it
   is parsed, so order is the parse order);
+- group commit: on a store that offers it (SQLite's `attach`), the first
+  write of an event-loop turn opens a transaction that the following
+  requests' writes join; from then on every answer is held (reads too: they
+  may have seen the open transaction) until the commit, which runs as the
+  next loop callback, after everything read in this turn was answered. An
+  answer therefore never leaves before its write is durable, answers on one
+  connection keep their order, and a failed commit aborts the connections
+  whose answers were held (nothing is acknowledged);
 - chunked request bodies are de-chunked by the parser;
 - `Expect: 100-continue` gets `100 Continue`, or the 413 at once when the
   declared length is over the limit;
@@ -133,6 +141,12 @@ class HttpServer:
         self._server: asyncio.Server | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._done: asyncio.Future[None] | None = None
+        # Group commit: the store's (None when it has none), whether answers are
+        # held for an open group, and the connections holding some.
+        store = getattr(getattr(app, "engine", None), "store", None)
+        self._group: Any = store if hasattr(store, "attach") else None
+        self.holding = False
+        self.held: list[HttpConnection] = []
 
     async def start(self, sock: socket.socket) -> None:
         """Serve on an already bound, listening socket (the CLI binds it)."""
@@ -143,11 +157,34 @@ class HttpServer:
             lambda: HttpConnection(self), sock=sock, backlog=2048, ssl=self.ssl_context
         )
         self._tick_handle = loop.call_later(_TICK, self._tick)
+        if self._group is not None:
+            self._group.attach(self._group_opened)
 
     async def wait_closed(self) -> None:
         """Return once shutdown() has run and every connection is gone."""
         assert self._done is not None
         await self._done
+        if self._group is not None:
+            self.commit_group()
+            self._group.detach()
+
+    def _group_opened(self) -> None:
+        """The store opened a group transaction: hold answers until it commits."""
+        assert self._loop is not None
+        self.holding = True
+        self._loop.call_soon(self.commit_group)
+
+    def commit_group(self) -> None:
+        """Commit the open group, then send what was held (or abort, if the commit failed)."""
+        try:
+            committed = self._group.commit_group()
+        except Exception:
+            log.exception("group commit failed; aborting the connections waiting for it")
+            committed = False
+        self.holding = False
+        held, self.held = self.held, []
+        for connection in held:
+            connection.release(committed)
 
     def _tick(self) -> None:
         """Once a second: refresh the clock and Date, close idle and overdue connections.
@@ -227,6 +264,8 @@ class HttpConnection(asyncio.Protocol):
         "_writing_paused",
         "_closed",
         "_discard_left",
+        "_held",
+        "_close_held",
         "lingering",
         "last_active",
         "request_started",
@@ -252,6 +291,10 @@ class HttpConnection(asyncio.Protocol):
         self._closed = False  # no more input is processed, close is under way
         self.lingering = False  # half-closed: dropping input until the client closes
         self._discard_left = LINGER_BYTES
+        # Output held for a group commit (HttpServer.holding), and whether the
+        # close that ends it waits with it.
+        self._held: list[bytes] | None = None
+        self._close_held = False
         self.last_active = server.clock
         # When the request being received began (server clock); None between requests.
         self.request_started: float | None = None
@@ -376,8 +419,8 @@ class HttpConnection(asyncio.Protocol):
         ):
             if self._backlog is not None:
                 self._backlog.append((_INTERIM,))
-            elif self._transport is not None:
-                self._transport.write(_CONTINUE)
+            else:
+                self._send(_CONTINUE)
 
     def on_body(self, body: bytes) -> None:
         self._size += len(body)
@@ -414,8 +457,7 @@ class HttpConnection(asyncio.Protocol):
         if kind == _REQUEST:
             self._answer(item)
         elif kind == _INTERIM:
-            assert self._transport is not None
-            self._transport.write(_CONTINUE)
+            self._send(_CONTINUE)
         else:
             self._write_and_close(item[1])
 
@@ -453,7 +495,42 @@ class HttpConnection(asyncio.Protocol):
         parts.append(b"\r\n")
         if not head_only:
             parts.append(payload)
-        transport.write(b"".join(parts))
+        if self._server.holding:
+            self._hold(b"".join(parts))
+        else:
+            transport.write(b"".join(parts))
+
+    def _send(self, data: bytes) -> None:
+        if self._server.holding:
+            self._hold(data)
+        elif self._transport is not None:
+            self._transport.write(data)
+
+    def _hold(self, data: bytes) -> None:
+        if self._held is None:
+            self._held = []
+            self._server.held.append(self)
+        self._held.append(data)
+
+    def release(self, committed: bool) -> None:
+        """The group commit is done: send what was held, or abort if it failed."""
+        held, self._held = self._held, None
+        transport = self._transport
+        if held is None or transport is None:
+            return
+        if not committed:
+            # Some held answer may acknowledge a write the failed commit lost:
+            # send none of them; clients see a reset and retry.
+            self._closed = True
+            transport.abort()
+            return
+        transport.write(b"".join(held))
+        if self._close_held:
+            self._close_held = False
+            self._finish()
+        elif self._server.closing and not self._in_message and self._backlog is None and not self._closed:
+            self._closed = True  # shutdown() left it open for this answer
+            transport.close()
 
     def _fail(self, answer: Answer) -> None:
         """Answer an unusable request (after those still waiting) and close."""
@@ -482,6 +559,9 @@ class HttpConnection(asyncio.Protocol):
         """
         self._closed = True
         self._backlog = None  # nothing after a close is answered
+        if self._held is not None:
+            self._close_held = True  # after the held answers, in release()
+            return
         transport = self._transport
         if transport is None or self.lingering:
             return
@@ -519,7 +599,7 @@ class HttpConnection(asyncio.Protocol):
         """Close if nothing is under way; otherwise the answer under way closes."""
         if self._transport is None:
             return
-        if not self._in_message and self._backlog is None and not self.lingering:
+        if not self._in_message and self._backlog is None and not self.lingering and self._held is None:
             self._closed = True
             self._transport.close()
 

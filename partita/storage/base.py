@@ -85,6 +85,17 @@ class Store(ReadView):
     def snapshot(self) -> AbstractContextManager[ReadView]:
         """A read-only transaction: several reads that see one state."""
 
+    @property
+    def eventual(self) -> Store:
+        """Where eventually consistent reads may go (point, range and snapshot reads only).
+
+        The store itself, except for a PostgreSQL store given a streaming
+        replica (`--read-replica`): GetItem, Query and Scan without
+        ConsistentRead, and every GSI read, are served there; a replica may
+        lag the primary, which is what DynamoDB's eventual consistency allows.
+        """
+        return self
+
     @abstractmethod
     def write(self, transactional: bool = False, exclusive: bool = False) -> AbstractContextManager[WriteTxn]:
         """A read-write transaction, serializable against every other writer.

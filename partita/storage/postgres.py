@@ -226,7 +226,7 @@ class _Writer(_Reader, WriteTxn):
 class PostgresStore(Store):
     """A store in one PostgreSQL database, shared with every other Partita server on it."""
 
-    def __init__(self, url: str, *, pool_size: int = 8) -> None:
+    def __init__(self, url: str, *, pool_size: int = 8, replica_url: str | None = None) -> None:
         self._url = url
         with _mapped(), psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
@@ -246,6 +246,15 @@ class PostgresStore(Store):
         self._duty_conn: psycopg.Connection | None = None
         self._listener = threading.Thread(target=self._listen, name="partita-pg-listen", daemon=True)
         self._listener.start()
+        self._replica: Store | None = None
+        if replica_url is not None:
+            from .pg_replica import ReplicaReads
+
+            self._replica = ReplicaReads(replica_url, pool_size=pool_size)
+
+    @property
+    def eventual(self) -> Store:
+        return self if self._replica is None else self._replica
 
     # --- the generation counter ------------------------------------------------------
 
@@ -399,6 +408,8 @@ class PostgresStore(Store):
     def close(self) -> None:
         self._closed.set()
         self._pool.close()
+        if self._replica is not None:
+            self._replica.close()
         with self._local_duties.acquire_nowait():
             self._drop_duty_connection()
 

@@ -1,0 +1,85 @@
+"""Eventually consistent reads from a PostgreSQL streaming replica (`--read-replica`).
+
+DynamoDB lets a read without ConsistentRead (and every GSI read) miss the
+latest writes; a hot-standby replica of the primary gives exactly that, and
+takes those reads off the primary. Only reads come here (`Store.eventual`);
+writes, strongly consistent reads, the catalog and the generation counter
+stay on the primary, so a lagging replica can make an item look older but
+never makes a write or a condition decide on stale data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from .base import ReadView, Store, WriteTxn
+from .postgres import POOL_TIMEOUT, _end, _mapped, _Reader
+
+
+class ReplicaReads(Store):
+    """The read half of a store, over a pool of connections to a replica."""
+
+    def __init__(self, url: str, *, pool_size: int = 8) -> None:
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "prepare_threshold": 0},
+            timeout=POOL_TIMEOUT,
+            open=True,
+        )
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        with _mapped(), self._pool.connection() as conn:
+            yield conn
+
+    def get(self, key: bytes) -> bytes | None:
+        row = self.get_weighted(key)
+        return None if row is None else row[0]
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        with self._connection() as conn:
+            return _Reader(conn).get_weighted(key)
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        with self._connection() as conn:
+            return _Reader(conn).range(start, end, reverse=reverse, limit=limit)
+
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        with self._connection() as conn:
+            return _Reader(conn).stats(start, end)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadView]:
+        # REPEATABLE READ READ ONLY is what a hot standby allows (not SERIALIZABLE).
+        with self._connection() as conn:
+            with _mapped():
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield _Reader(conn)
+            finally:
+                _end(conn, "COMMIT")
+
+    def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
+        raise TypeError("a replica takes no writes")
+
+    def generation(self) -> int:
+        raise TypeError("the generation is the primary's")
+
+    def duty_lock(self) -> Iterator[bool]:
+        raise TypeError("duties run against the primary")
+
+    def close(self) -> None:
+        self._pool.close()
