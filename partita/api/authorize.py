@@ -68,6 +68,27 @@ _TRANSACT_ACTIONS = {
 _READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 
 
+_INDEXED = frozenset({"Query", "Scan"})
+
+
+def plain_check_key(engine: Engine, operation: str, request: dict[str, Any]) -> tuple[str, str, Any] | None:
+    """What a single-table request's one check depends on when no condition key is needed.
+
+    (operation, table, index) when the table has no resource policy: then the
+    check is the operation's action on the table's (or index's) ARN and
+    nothing of the request beyond these, so a caller whose policies have no
+    request-dependent conditions may remember the decision under this key.
+    None when the check needs `Requirements` (other operations, a policy).
+    """
+    if operation not in _TABLE_OPS:
+        return None
+    name = request["TableName"]
+    table = engine.catalog.get(name)
+    if table is not None and table.description.get("_Policies"):
+        return None
+    return operation, name, request.get("IndexName") if operation in _INDEXED else None
+
+
 class Requirements:
     """The checks of one request, for one principal's account."""
 
@@ -126,7 +147,7 @@ class Requirements:
         if operation in _TABLE_OPS:
             name = request["TableName"]
             context = self._context(operation, name, request)
-            index = request.get("IndexName") if operation in ("Query", "Scan") else None
+            index = request.get("IndexName") if operation in _INDEXED else None
             return [self.table_check(operation, name, context, index)]
         if operation in _ARN_OPS:
             return [self.arn_check(operation, request["ResourceArn"])]

@@ -54,6 +54,9 @@ class Principal:
     conditional: bool = True
     #: (action, resource, resource policy) -> decision, for checks without request keys.
     decisions: dict[tuple[str, str, str | None], str | None] = field(default_factory=dict)
+    #: (operation, table, index) -> (decision, action, resource), for single-table requests
+    #: on tables without a resource policy (`partita.api.authorize.plain_check_key`).
+    plain: dict[tuple[str, str, Any], tuple[str | None, str, str]] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # never show the secret
         return f"Principal({self.arn})"
@@ -125,6 +128,8 @@ class Principals:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.by_key: Mapping[str, Principal] = load(path)
+        #: The same by the key id's bytes, as the hot path reads it from the header.
+        self.by_raw_key: Mapping[bytes, Principal] = _raw(self.by_key)
 
     def reload(self) -> bool:
         try:
@@ -132,6 +137,11 @@ class Principals:
         except AuthFileError as error:
             log.error("partita: --auth file not reloaded, keeping the previous principals: %s", error)
             return False
-        self.by_key = fresh
+        self.by_key, self.by_raw_key = fresh, _raw(fresh)
         log.warning("partita: --auth file reloaded (%d principals)", len(fresh))
         return True
+
+
+def _raw(principals: Mapping[str, Principal]) -> dict[bytes, Principal]:
+    """Only ASCII ids: the hot path matches printable ASCII; others take the general path."""
+    return {key.encode(): user for key, user in principals.items() if key.isascii()}
