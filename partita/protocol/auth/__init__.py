@@ -67,7 +67,10 @@ class Authenticator:
                 and scope[8:] == self._scope_tail
                 and scope[:8] == amz[:8]
                 and now - MAX_SKEW_SECONDS <= seconds <= now + MAX_SKEW_SECONDS
-                and _token_matches(principal, headers)
+                and (
+                    principal.session_token is None and b"x-amz-security-token" not in headers
+                    or _token_matches(principal, headers)
+                )
             ):
                 canonical = canonical_request(method, path, signed, signed.split(b";"), headers, body)
                 if hmac.compare_digest(sign(principal.secret, scope, amz, canonical), signature_):

@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import re
 import time
+from binascii import hexlify
 from calendar import monthrange, timegm
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -269,18 +270,17 @@ def signature(
 def sign(secret: str, scope: bytes, amz_date: bytes, canonical: bytes) -> bytes:
     """The hex signature of a canonical request: the string to sign, HMAC'd with the scope's key."""
     inner, outer = signing_pads(secret, scope)
-    to_sign = b"AWS4-HMAC-SHA256\n" + amz_date + b"\n" + scope + b"\n" + sha256(canonical).hexdigest().encode()
     mac = inner.copy()
-    mac.update(to_sign)
+    mac.update(b"AWS4-HMAC-SHA256\n" + amz_date + b"\n" + scope + b"\n" + hexlify(sha256(canonical).digest()))
     final = outer.copy()
     final.update(mac.digest())
-    return final.hexdigest().encode()
+    return hexlify(final.digest())
 
 
 def canonical_request(
     method: str, path: bytes, signed: bytes, names: Sequence[bytes], headers: dict[bytes, bytes], body: bytes
 ) -> bytes:
-    """SigV4's canonical request, in one join.
+    """SigV4's canonical request, as one formatting of a template cached per (method, path, signed).
 
     `signed` is the SignedHeaders value lower-cased and `names` its parts.
     The header values are the HTTP layer's (names already lower-cased);
@@ -288,23 +288,26 @@ def canonical_request(
     body is always hashed here: the client's X-Amz-Content-Sha256 is only
     one more signed header and cannot vouch for the body.
     """
-    return b"".join(
-        (
-            _canonical_head(method, path),
-            b"\n".join([name + b":" + b" ".join(headers.get(name, b"").split()) for name in names]),
-            b"\n\n",
-            signed,
-            b"\n",
-            sha256(body).hexdigest().encode(),
-        )
-    )
+    key = (method, path, signed)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _template(method, path, signed, names)
+        if len(_TEMPLATES) >= 256:
+            _TEMPLATES.clear()
+        _TEMPLATES[key] = template
+    get = headers.get
+    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
 
 
-@lru_cache(maxsize=256)
-def _canonical_head(method: str, path: bytes) -> bytes:
-    """Method, URI and query lines: the same for nearly every request of a server."""
+_TEMPLATES: dict[tuple[str, bytes, bytes], bytes] = {}
+
+
+def _template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
+    """Method, URI, query, `name:%b` per signed header, the signed list, `%b` for the body's hash."""
     raw_path, _, query = path.partition(b"?")
-    return b"\n".join((method.encode("latin-1"), _canonical_uri(raw_path), _canonical_query(query), b""))
+    head = b"\n".join((method.encode("latin-1"), _canonical_uri(raw_path), _canonical_query(query), b""))
+    lines = b"\n".join(name.replace(b"%", b"%%") + b":%b" for name in names)
+    return head.replace(b"%", b"%%") + lines + b"\n\n" + signed.replace(b"%", b"%%") + b"\n%b"
 
 
 @lru_cache(maxsize=256)
