@@ -10,6 +10,7 @@ of this runs: the protocol layer keeps its one header-form check.
 from __future__ import annotations
 
 import hmac
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,16 @@ from ...api.authorize import Requirements, plain_check_key
 from ...engine.engine import Engine
 from ...errors import AccessDeniedException
 from .errors import INVALID_TOKEN, UnrecognizedClientException
-from .policies import IDENTITY_DENY, RESOURCE_DENY, PolicyError, Statement, compile_policy, decide
+from .policies import (
+    IDENTITY_DENY,
+    RESOURCE_DENY,
+    TIME_KEYS,
+    PolicyError,
+    Statement,
+    compile_policy,
+    decide,
+    uses,
+)
 from .principals import AuthFileError, Principal, Principals
 from .sigv4 import (
     MAX_SKEW_SECONDS,
@@ -107,9 +117,10 @@ class Authenticator:
         checks = Requirements(engine, principal.account, principal.conditional).of(operation, request, streams)
         memo = principal.decisions
         for check in checks:
-            if check.context:
-                context = {**base, **check.context}
-                resource = self._resource_policy(principal, check.resource_policy)
+            resource, resource_timed = self._resource_policy(principal, check.resource_policy)
+            timed = principal.timed or resource_timed
+            if check.context or timed:
+                context = {**base, **check.context, **time_context()} if timed else {**base, **check.context}
                 why = decide(principal.statements, resource, check.action, check.resource, principal.identities, context)
             else:
                 # Without request-specific keys the answer depends on nothing else: remember it.
@@ -117,7 +128,6 @@ class Authenticator:
                 try:
                     why = memo[key]
                 except KeyError:
-                    resource = self._resource_policy(principal, check.resource_policy)
                     why = decide(principal.statements, resource, check.action, check.resource, principal.identities, base)
                     if len(memo) > 4096:
                         memo.clear()
@@ -126,7 +136,10 @@ class Authenticator:
                 raise AccessDeniedException(denied(principal, check.action, check.resource, why))
 
     def authorize_admin(self, principal: Principal) -> None:
-        why = decide(principal.statements, None, ADMIN_ACTION, "*", principal.identities, self._base_context(principal))
+        context = self._base_context(principal)
+        if principal.timed:
+            context = {**context, **time_context()}
+        why = decide(principal.statements, None, ADMIN_ACTION, "*", principal.identities, context)
         if why is not None:
             raise AccessDeniedException(denied(principal, ADMIN_ACTION, "*", why))
 
@@ -139,18 +152,30 @@ class Authenticator:
         return base
 
     @staticmethod
-    def _resource_policy(principal: Principal, text: str | None) -> list[Statement] | None:
+    def _resource_policy(principal: Principal, text: str | None) -> tuple[list[Statement] | None, bool]:
+        """The resource's policy compiled for this principal, and whether it reads the time."""
         if text is None:
-            return None
+            return None, False
         cache = principal.resource_cache
-        if text not in cache:
+        compiled = cache.get(text)
+        if compiled is None:
             if len(cache) > 1024:
                 cache.clear()
             try:
-                cache[text] = compile_policy(text, principal.variables, resource_policy=True)
+                statements = compile_policy(text, principal.variables, resource_policy=True)
+                compiled = cache[text] = (statements, uses(statements, TIME_KEYS))
             except PolicyError:
-                cache[text] = None  # stored before enforcement and not evaluable: grants nothing
-        return cache[text]
+                compiled = cache[text] = (None, False)  # stored before enforcement and not evaluable: grants nothing
+        return compiled
+
+
+def time_context() -> dict[str, list[str]]:
+    """aws:CurrentTime and aws:EpochTime: wall time, as the signature's skew check reads it."""
+    now = int(wall_now())
+    return {
+        "aws:currenttime": [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))],
+        "aws:epochtime": [str(now)],
+    }
 
 
 def _token_matches(principal: Principal, headers: dict[bytes, bytes]) -> bool:

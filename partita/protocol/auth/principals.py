@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from ...engine.control.arns import ACCOUNT_ID
-from .policies import PolicyError, Statement, compile_policy
+from .policies import TIME_KEYS, PolicyError, Statement, compile_policy, reads_only, uses
 
 log = logging.getLogger("partita.auth")
 
@@ -47,11 +47,14 @@ class Principal:
     #: What a resource policy's Principal may name to mean this user.
     identities: tuple[str, ...] = ()
     #: Compiled resource policies, by their text (they carry this user's variables).
-    resource_cache: dict[str, list[Statement] | None] = field(default_factory=dict)
+    resource_cache: dict[str, tuple[list[Statement] | None, bool]] = field(default_factory=dict)
     #: Global condition keys (aws:username ...), built on first use.
     context: dict[str, list[str]] | None = None
-    #: Whether any identity statement has a Condition (else request keys are not computed).
+    #: Whether an identity statement has a Condition on a request's key (else request keys
+    #: are not computed and decisions are remembered).
     conditional: bool = True
+    #: Whether one reads aws:CurrentTime or aws:EpochTime (then nothing is remembered).
+    timed: bool = False
     #: (action, resource, resource policy) -> decision, for checks without request keys.
     decisions: dict[tuple[str, str, str | None], str | None] = field(default_factory=dict)
     #: (operation, table, index) -> (decision, action, resource), for single-table requests
@@ -97,7 +100,10 @@ def _user(entry: Any, index: int) -> Principal:
             raise AuthFileError(f"users[{index}].policies[{number}]: {error}") from None
     identities = (arn, account, f"arn:aws:iam::{account}:root")
     user = Principal(name, key, secret, account, token, statements, variables, arn, identities)
-    user.conditional = any(statement.conditions for statement in statements)
+    # Conditions on the principal's own keys (aws:username ...) decide the same for every
+    # request: only conditions on request keys (LeadingKeys, time ...) make it conditional.
+    user.conditional = not reads_only(statements, {*variables, "aws:securetransport"})
+    user.timed = uses(statements, TIME_KEYS)
     return user
 
 
