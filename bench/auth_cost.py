@@ -52,10 +52,10 @@ def requests() -> list[tuple[dict[bytes, bytes], bytes]]:
 def best(app: PartitaApp, reqs: list[tuple[dict[bytes, bytes], bytes]], rounds: int = 7) -> float:
     times = []
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for headers, body in reqs:
             status, payload, _, _ = app.answer("POST", headers, body, b"/")
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
         assert status == 200, payload
     return min(times) / len(reqs) * 1e6
 
@@ -88,10 +88,10 @@ def main() -> None:
 def best_verify(auth: Authenticator, reqs: list[tuple[dict[bytes, bytes], bytes]], rounds: int = 7) -> float:
     times = []
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for headers, body in reqs:
             auth.verify("POST", b"/", headers, body)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return min(times) / len(reqs) * 1e6
 
 

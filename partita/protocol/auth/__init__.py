@@ -114,7 +114,9 @@ class Authenticator:
                     raise AccessDeniedException(denied(principal, remembered[1], remembered[2], remembered[0]))
                 return
         base = self._base_context(principal)
-        checks = Requirements(engine, principal.account, principal.conditional).of(operation, request, streams)
+        checks = Requirements(engine, principal.account, principal.conditional, principal.keys).of(
+            operation, request, streams
+        )
         memo = principal.decisions
         for check in checks:
             resource, resource_timed = self._resource_policy(principal, check.resource_policy)

@@ -55,6 +55,8 @@ class Principal:
     conditional: bool = True
     #: Whether one reads aws:CurrentTime or aws:EpochTime (then nothing is remembered).
     timed: bool = False
+    #: The condition keys the identity policies read: the request's others are not computed.
+    keys: frozenset[str] = frozenset()
     #: (action, resource, resource policy) -> decision, for checks without request keys.
     decisions: dict[tuple[str, str, str | None], str | None] = field(default_factory=dict)
     #: (operation, table, index) -> (decision, action, resource), for single-table requests
@@ -104,6 +106,7 @@ def _user(entry: Any, index: int) -> Principal:
     # request: only conditions on request keys (LeadingKeys, time ...) make it conditional.
     user.conditional = not reads_only(statements, {*variables, "aws:securetransport"})
     user.timed = uses(statements, TIME_KEYS)
+    user.keys = frozenset(c.key for statement in statements for c in statement.conditions)
     return user
 
 
