@@ -73,14 +73,16 @@ def region_of(args: argparse.Namespace, current: Any) -> str:
     return str(args.region or current.get_config_variable("region") or "us-east-1")
 
 
-def signed_headers(method: str, url: str, data: bytes | None, headers: dict[str, str], region: str) -> dict[str, str]:
+def signed_headers(
+    current: Any, method: str, url: str, data: bytes | None, headers: dict[str, str], region: str
+) -> dict[str, str]:
     """`headers` plus a SigV4 signature (service dynamodb) when the chain has credentials.
 
     The admin routes of a server with `--auth` need a signature from a
     principal allowed `partita:Admin`; botocore's own signer makes it, so
     it is exactly what an SDK would send.
     """
-    credentials = session().get_credentials()
+    credentials = current.get_credentials()
     if credentials is None:
         return headers
     from botocore.auth import SigV4Auth
@@ -108,10 +110,10 @@ def _error_text(raw: bytes, fallback: str) -> str:
     return fallback
 
 
-def _call(url: str, region: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+def _call(current: Any, url: str, region: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
     data = None if body is None else json.dumps(body).encode()
     method = "GET" if body is None else "POST"
-    headers = signed_headers(method, url, data, {"Content-Type": "application/json"}, region)
+    headers = signed_headers(current, method, url, data, {"Content-Type": "application/json"}, region)
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -125,8 +127,9 @@ def _call(url: str, region: str, body: dict[str, Any] | None = None) -> dict[str
 
 def run_clock(args: argparse.Namespace) -> None:
     url = args.endpoint.rstrip("/") + "/partita/v1/clock"
-    region = region_of(args, session())
-    doc = _call(url, region, {"advance_seconds": args.duration} if args.action == "advance" else None)
+    current = session()
+    body = {"advance_seconds": args.duration} if args.action == "advance" else None
+    doc = _call(current, url, region_of(args, current), body)
     print(json.dumps(doc))
 
 
