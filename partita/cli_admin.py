@@ -2,7 +2,11 @@
 
 They talk to the server over HTTP as any user would (the admin API for the
 clock, the DynamoDB Streams API for tail), so they work against one worker
-or many, in memory or on disk.
+or many, in memory or on disk. Both sign with SigV4 for service `dynamodb`
+from the standard AWS credential chain (environment, profile, ...), so they
+work against `partita serve --auth` too; without credentials the clock call
+goes unsigned (a server without `--auth` needs none) and the Streams client
+uses placeholder keys, as any key works there.
 """
 
 from __future__ import annotations
@@ -43,13 +47,14 @@ def add_commands(commands: Any) -> None:
     show = actions.add_parser("show", help="print the server clock")
     for parser in (advance, show):
         parser.add_argument("--endpoint", default="http://127.0.0.1:8000", help="the server's URL")
+        parser.add_argument("--region", default=None, help="the signing region (default: the AWS config's, else us-east-1)")
     streams = commands.add_parser("streams", help="DynamoDB Streams tools")
     stream_actions = streams.add_subparsers(dest="action", required=True)
     tail = stream_actions.add_parser("tail", help="print a table's stream records as JSON lines")
     tail.add_argument("table")
     tail.add_argument("--endpoint", default="http://127.0.0.1:8000", help="the server's URL")
     tail.add_argument("--from", dest="start", choices=("trim-horizon", "latest"), default="latest")
-    tail.add_argument("--region", default="us-east-1")
+    tail.add_argument("--region", default=None, help="default: the AWS config's, else us-east-1")
     tail.add_argument("--exec", dest="exec_command", metavar="CMD",
                       help='run CMD for each batch, with {"Records": [...]} on its standard input')
     tail.add_argument("--poll", type=float, default=0.5, metavar="SECONDS", help="pause between empty reads")
@@ -57,31 +62,83 @@ def add_commands(commands: Any) -> None:
                       help=argparse.SUPPRESS)  # for tests: stop after this long without records
 
 
-def _call(url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+def session() -> Any:
+    """botocore's session: the standard credential chain and config (AWS_PROFILE, env vars, files)."""
+    import botocore.session
+
+    return botocore.session.get_session()
+
+
+def region_of(args: argparse.Namespace, current: Any) -> str:
+    return str(args.region or current.get_config_variable("region") or "us-east-1")
+
+
+def signed_headers(
+    current: Any, method: str, url: str, data: bytes | None, headers: dict[str, str], region: str
+) -> dict[str, str]:
+    """`headers` plus a SigV4 signature (service dynamodb) when the chain has credentials.
+
+    The admin routes of a server with `--auth` need a signature from a
+    principal allowed `partita:Admin`; botocore's own signer makes it, so
+    it is exactly what an SDK would send.
+    """
+    credentials = current.get_credentials()
+    if credentials is None:
+        return headers
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+
+    request = AWSRequest(method=method, url=url, data=data or b"", headers=headers)
+    SigV4Auth(credentials.get_frozen_credentials(), "dynamodb", region).add_auth(request)
+    return {name: str(value) for name, value in request.headers.items()}
+
+
+def _error_text(raw: bytes, fallback: str) -> str:
+    """The admin API's `{"error": ...}`, or DynamoDB's error body (an `--auth` refusal)."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return fallback
+    if not isinstance(doc, dict):
+        return fallback
+    if "error" in doc:
+        return str(doc["error"])
+    code = str(doc.get("__type", "")).rpartition("#")[2]
+    message = doc.get("message", doc.get("Message"))
+    if code:
+        return f"{code}: {message}" if message else code
+    return fallback
+
+
+def _call(current: Any, url: str, region: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
-                                     headers={"Content-Type": "application/json"})
+    method = "GET" if body is None else "POST"
+    headers = signed_headers(current, method, url, data, {"Content-Type": "application/json"}, region)
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             doc: dict[str, Any] = json.loads(response.read())
             return doc
     except urllib.error.HTTPError as error:
-        try:
-            message = json.loads(error.read()).get("error", str(error))
-        except ValueError:
-            message = str(error)
-        sys.exit(f"partita: {message}")
+        sys.exit(f"partita: {_error_text(error.read(), str(error))}")
     except urllib.error.URLError as error:
         sys.exit(f"partita: cannot reach {url}: {error.reason}")
 
 
 def run_clock(args: argparse.Namespace) -> None:
     url = args.endpoint.rstrip("/") + "/partita/v1/clock"
-    doc = _call(url, {"advance_seconds": args.duration} if args.action == "advance" else None)
+    current = session()
+    body = {"advance_seconds": args.duration} if args.action == "advance" else None
+    doc = _call(current, url, region_of(args, current), body)
     print(json.dumps(doc))
 
 
 def run_streams(args: argparse.Namespace) -> None:
+    from botocore.exceptions import BotoCoreError, ClientError
+
     from .streams_tail import tail
 
-    sys.exit(tail(args))
+    try:
+        sys.exit(tail(args))
+    except (ClientError, BotoCoreError) as error:
+        sys.exit(f"partita: {error}")

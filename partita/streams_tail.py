@@ -22,13 +22,14 @@ from typing import Any
 
 
 def _client(service: str, args: argparse.Namespace) -> Any:
-    import botocore.session
+    """A botocore client signing with the standard credential chain (placeholders when it has none)."""
+    from .cli_admin import region_of, session
 
-    session = botocore.session.get_session()
-    return session.create_client(
-        service, endpoint_url=args.endpoint, region_name=args.region,
-        aws_access_key_id="partita", aws_secret_access_key="partita",
-    )
+    current = session()
+    keys = {}
+    if current.get_credentials() is None:  # a server without --auth takes any key
+        keys = {"aws_access_key_id": "partita", "aws_secret_access_key": "partita"}
+    return current.create_client(service, endpoint_url=args.endpoint, region_name=region_of(args, current), **keys)
 
 
 def _plain(value: Any) -> Any:

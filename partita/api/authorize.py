@@ -68,14 +68,50 @@ _TRANSACT_ACTIONS = {
 _READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 
 
+_INDEXED = frozenset({"Query", "Scan"})
+
+
+class _All:
+    """Every condition key (a table's resource policy may read any)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_ALL = _All()
+
+
+def plain_check_key(engine: Engine, operation: str, request: dict[str, Any]) -> tuple[str, str, Any] | None:
+    """What a single-table request's one check depends on when no condition key is needed.
+
+    (operation, table, index) when the table has no resource policy: then the
+    check is the operation's action on the table's (or index's) ARN and
+    nothing of the request beyond these, so a caller whose policies have no
+    request-dependent conditions may remember the decision under this key.
+    None when the check needs `Requirements` (other operations, a policy).
+    """
+    if operation not in _TABLE_OPS:
+        return None
+    name = request["TableName"]
+    table = engine.catalog.get(name)
+    if table is not None and table.description.get("_Policies"):
+        return None
+    return operation, name, request.get("IndexName") if operation in _INDEXED else None
+
+
 class Requirements:
     """The checks of one request, for one principal's account."""
 
-    def __init__(self, engine: Engine, account: str, contexts: bool = True) -> None:
-        """`contexts` False: the caller's policies have no conditions, so the request's
-        condition keys are computed only for tables whose resource policy may need them."""
+    def __init__(
+        self, engine: Engine, account: str, contexts: bool = True, keys: frozenset[str] | None = None
+    ) -> None:
+        """`contexts` False: the caller's policies have no conditions on the request, so the
+        request's condition keys are computed only for tables whose resource policy may need
+        them. `keys`: the (lower-case) condition keys the caller's policies read, so that
+        the others are not computed (None: all); a table's resource policy may read any."""
         self._engine = engine
         self._contexts = contexts
+        self._keys: frozenset[str] | _All = _ALL if keys is None else keys
         self._prefix = f"arn:aws:dynamodb:{engine.region}:{account}:table/"
         self._tables: dict[str, Table | None] = {}
 
@@ -126,7 +162,7 @@ class Requirements:
         if operation in _TABLE_OPS:
             name = request["TableName"]
             context = self._context(operation, name, request)
-            index = request.get("IndexName") if operation in ("Query", "Scan") else None
+            index = request.get("IndexName") if operation in _INDEXED else None
             return [self.table_check(operation, name, context, index)]
         if operation in _ARN_OPS:
             return [self.arn_check(operation, request["ResourceArn"])]
@@ -152,16 +188,16 @@ class Requirements:
 
     # -- condition keys ---------------------------------------------------------------
 
-    def _common(self, operation: str, request: dict[str, Any]) -> Context:
+    def _common(self, operation: str, request: dict[str, Any], wanted: frozenset[str] | _All = _ALL) -> Context:
         context: Context = {}
         for member, key in (
             ("ReturnValues", "dynamodb:returnvalues"),
             ("ReturnConsumedCapacity", "dynamodb:returnconsumedcapacity"),
         ):
             value = request.get(member)
-            if isinstance(value, str):
+            if isinstance(value, str) and key in wanted:
                 context[key] = [value]
-        if operation in _READS:
+        if operation in _READS and "dynamodb:select" in wanted:
             select = request.get("Select")
             if not isinstance(select, str):
                 projects = request.get("ProjectionExpression") or request.get("AttributesToGet")
@@ -169,25 +205,34 @@ class Requirements:
             context["dynamodb:select"] = [select]
         return context
 
-    def _needed(self, name: str) -> bool:
-        if self._contexts:
-            return True
+    def _wanted(self, name: str) -> frozenset[str] | _All | None:
+        """The condition keys to compute for a check on table `name`; None: none at all."""
         table = self._table(name)
-        return table is not None and bool(table.description.get("_Policies"))
+        if table is not None and table.description.get("_Policies"):
+            return _ALL
+        return self._keys if self._contexts else None
+
+    def _needed(self, name: str) -> bool:
+        return self._wanted(name) is not None
 
     def _context(self, operation: str, name: str, request: dict[str, Any]) -> Context:
-        if not self._needed(name):
+        wanted = self._wanted(name)
+        if wanted is None:
             return {}
-        context = self._common(operation, request)
+        context = self._common(operation, request, wanted)
         table = self._table(name)
         names = request.get("ExpressionAttributeNames") or {}
         attributes: list[str] = []
         leading: list[str] = []
+        hash_name = table.hash_key.name if table is not None and "dynamodb:leadingkeys" in wanted else None
+        want_attributes = "dynamodb:attributes" in wanted
         if operation in ("GetItem", "DeleteItem", "UpdateItem"):
             key = request.get("Key") or {}
-            if table is not None:
-                _leading(leading, table.hash_key.name, key)
-            if operation == "GetItem":
+            if hash_name:
+                _leading(leading, hash_name, key)
+            if not want_attributes:
+                pass
+            elif operation == "GetItem":
                 attributes = _projected(request, names)
             else:
                 attributes = list(key)
@@ -195,12 +240,14 @@ class Requirements:
                     attributes += _updated(request, names)
         elif operation == "PutItem":
             item = request.get("Item") or {}
-            attributes = list(item)
-            if table is not None:
-                _leading(leading, table.hash_key.name, item)
+            if want_attributes:
+                attributes = list(item)
+            if hash_name:
+                _leading(leading, hash_name, item)
         elif operation in ("Query", "Scan"):
-            attributes = _projected(request, names)
-            if operation == "Query" and table is not None:
+            if want_attributes:
+                attributes = _projected(request, names)
+            if operation == "Query" and hash_name and table is not None:
                 _leading_of_query(leading, table, request, names)
         if leading:
             context["dynamodb:leadingkeys"] = leading

@@ -10,16 +10,38 @@ of this runs: the protocol layer keeps its one header-form check.
 from __future__ import annotations
 
 import hmac
+import time
 from pathlib import Path
 from typing import Any
 
-from ...api.authorize import Requirements
+from ...api.authorize import Requirements, plain_check_key
 from ...engine.engine import Engine
 from ...errors import AccessDeniedException
 from .errors import INVALID_TOKEN, UnrecognizedClientException
-from .policies import IDENTITY_DENY, RESOURCE_DENY, PolicyError, Statement, compile_policy, decide
+from .policies import (
+    IDENTITY_DENY,
+    RESOURCE_DENY,
+    TIME_KEYS,
+    PolicyError,
+    Statement,
+    compile_policy,
+    decide,
+    uses,
+)
 from .principals import AuthFileError, Principal, Principals
-from .sigv4 import check_scope, check_skew, parse_authorization, verify_signature, wall_now
+from .sigv4 import (
+    MAX_SKEW_SECONDS,
+    SERVICE,
+    TERMINATOR,
+    canonical_request,
+    check_scope,
+    check_skew,
+    parse_authorization,
+    sdk_form,
+    sign,
+    verify_signature,
+    wall_now,
+)
 
 __all__ = ["AuthFileError", "Authenticator", "Principal"]
 
@@ -33,21 +55,39 @@ class Authenticator:
         self.principals = Principals(path)
         self.region = region
         self._secure = ["true" if secure_transport else "false"]
+        self._scope_tail = f"/{region}/{SERVICE}/{TERMINATOR}".encode()
 
     def reload(self) -> bool:
         return self.principals.reload()
 
     def verify(self, method: str, path: bytes, headers: dict[bytes, bytes], body: bytes) -> Principal:
-        """The principal that signed this request, or DynamoDB's exception for why not."""
+        """The principal that signed this request, or DynamoDB's exception for why not.
+
+        The SDK form is verified on bytes without building anything (the hot
+        path); whatever fails there, or is in another form, takes the full
+        checks, which find the exception to raise in DynamoDB's order.
+        """
+        fast = sdk_form(headers)
+        if fast is not None:
+            key, scope, amz, seconds, signed, signature_ = fast
+            principal = self.principals.by_raw_key.get(key)
+            now = wall_now()
+            if (
+                principal is not None
+                and scope[8:] == self._scope_tail
+                and scope[:8] == amz[:8]
+                and now - MAX_SKEW_SECONDS <= seconds <= now + MAX_SKEW_SECONDS
+                and (
+                    principal.session_token is None and b"x-amz-security-token" not in headers
+                    or _token_matches(principal, headers)
+                )
+            ):
+                canonical = canonical_request(method, path, signed, signed.split(b";"), headers, body)
+                if hmac.compare_digest(sign(principal.secret, scope, amz, canonical), signature_):
+                    return principal
         auth = parse_authorization(headers)
         principal = self.principals.by_key.get(auth.access_key)
-        if principal is None:
-            raise UnrecognizedClientException(INVALID_TOKEN)
-        token = headers.get(b"x-amz-security-token")
-        expected = principal.session_token
-        if (token is None) != (expected is None) or (
-            token is not None and expected is not None and not hmac.compare_digest(token, expected.encode())
-        ):
+        if principal is None or not _token_matches(principal, headers):
             raise UnrecognizedClientException(INVALID_TOKEN)
         check_scope(auth, self.region)
         check_skew(auth.amz_date, auth.seconds, wall_now())
@@ -58,13 +98,31 @@ class Authenticator:
         self, principal: Principal, engine: Engine, operation: str, request: dict[str, Any], streams: bool
     ) -> None:
         """Raise AccessDeniedException unless every check of the request is allowed."""
+        if not principal.conditional and not streams:
+            key = plain_check_key(engine, operation, request)
+            if key is not None:
+                remembered = principal.plain.get(key)
+                if remembered is None:
+                    (check,) = Requirements(engine, principal.account, False).of(operation, request, streams)
+                    why = decide(principal.statements, None, check.action, check.resource, principal.identities,
+                                 self._base_context(principal))
+                    remembered = (why, check.action, check.resource)
+                    if len(principal.plain) > 4096:
+                        principal.plain.clear()
+                    principal.plain[key] = remembered
+                if remembered[0] is not None:
+                    raise AccessDeniedException(denied(principal, remembered[1], remembered[2], remembered[0]))
+                return
         base = self._base_context(principal)
-        checks = Requirements(engine, principal.account, principal.conditional).of(operation, request, streams)
+        checks = Requirements(engine, principal.account, principal.conditional, principal.keys).of(
+            operation, request, streams
+        )
         memo = principal.decisions
         for check in checks:
-            if check.context:
-                context = {**base, **check.context}
-                resource = self._resource_policy(principal, check.resource_policy)
+            resource, resource_timed = self._resource_policy(principal, check.resource_policy)
+            timed = principal.timed or resource_timed
+            if check.context or timed:
+                context = {**base, **check.context, **time_context()} if timed else {**base, **check.context}
                 why = decide(principal.statements, resource, check.action, check.resource, principal.identities, context)
             else:
                 # Without request-specific keys the answer depends on nothing else: remember it.
@@ -72,7 +130,6 @@ class Authenticator:
                 try:
                     why = memo[key]
                 except KeyError:
-                    resource = self._resource_policy(principal, check.resource_policy)
                     why = decide(principal.statements, resource, check.action, check.resource, principal.identities, base)
                     if len(memo) > 4096:
                         memo.clear()
@@ -81,7 +138,10 @@ class Authenticator:
                 raise AccessDeniedException(denied(principal, check.action, check.resource, why))
 
     def authorize_admin(self, principal: Principal) -> None:
-        why = decide(principal.statements, None, ADMIN_ACTION, "*", principal.identities, self._base_context(principal))
+        context = self._base_context(principal)
+        if principal.timed:
+            context = {**context, **time_context()}
+        why = decide(principal.statements, None, ADMIN_ACTION, "*", principal.identities, context)
         if why is not None:
             raise AccessDeniedException(denied(principal, ADMIN_ACTION, "*", why))
 
@@ -94,18 +154,39 @@ class Authenticator:
         return base
 
     @staticmethod
-    def _resource_policy(principal: Principal, text: str | None) -> list[Statement] | None:
+    def _resource_policy(principal: Principal, text: str | None) -> tuple[list[Statement] | None, bool]:
+        """The resource's policy compiled for this principal, and whether it reads the time."""
         if text is None:
-            return None
+            return None, False
         cache = principal.resource_cache
-        if text not in cache:
+        compiled = cache.get(text)
+        if compiled is None:
             if len(cache) > 1024:
                 cache.clear()
             try:
-                cache[text] = compile_policy(text, principal.variables, resource_policy=True)
+                statements = compile_policy(text, principal.variables, resource_policy=True)
+                compiled = cache[text] = (statements, uses(statements, TIME_KEYS))
             except PolicyError:
-                cache[text] = None  # stored before enforcement and not evaluable: grants nothing
-        return cache[text]
+                compiled = cache[text] = (None, False)  # stored before enforcement and not evaluable: grants nothing
+        return compiled
+
+
+def time_context() -> dict[str, list[str]]:
+    """aws:CurrentTime and aws:EpochTime: wall time, as the signature's skew check reads it."""
+    now = int(wall_now())
+    return {
+        "aws:currenttime": [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))],
+        "aws:epochtime": [str(now)],
+    }
+
+
+def _token_matches(principal: Principal, headers: dict[bytes, bytes]) -> bool:
+    """A session token exactly when the principal has one, and the right one."""
+    token = headers.get(b"x-amz-security-token")
+    expected = principal.session_token
+    if token is None or expected is None:
+        return token is None and expected is None
+    return hmac.compare_digest(token, expected.encode())
 
 
 def denied(principal: Principal, action: str, resource: str, why: str) -> str:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 ALLOW = "Allow"
@@ -28,6 +30,19 @@ DENY = "Deny"
 
 Context = Mapping[str, list[str]]
 """Condition keys (lower-case) -> their values; single-valued keys hold one."""
+
+TIME_KEYS = frozenset({"aws:currenttime", "aws:epochtime"})
+"""Keys whose value is the request's time: a decision that reads them is never remembered."""
+
+
+def uses(statements: Iterable[Statement], keys: frozenset[str] | set[str]) -> bool:
+    """Whether any condition of these statements reads one of `keys`."""
+    return any(c.key in keys for statement in statements for c in statement.conditions)
+
+
+def reads_only(statements: Iterable[Statement], keys: frozenset[str] | set[str]) -> bool:
+    """Whether every condition of these statements reads one of `keys` (none: True)."""
+    return all(c.key in keys for statement in statements for c in statement.conditions)
 
 
 class PolicyError(ValueError):
@@ -119,6 +134,38 @@ def _numeric(compare: Callable[[Decimal, Decimal], bool]) -> Test:
     return test
 
 
+@lru_cache(maxsize=1024)
+def when(text: str) -> float | None:
+    """A date as IAM's Date operators read it: epoch seconds, or ISO 8601 (UTC unless it says)."""
+    text = text.strip()
+    if _EPOCH.fullmatch(text):
+        return float(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+_EPOCH = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _dated(compare: Callable[[float, float], bool]) -> Test:
+    def test(value: str, wanted: list[str]) -> bool:
+        left = when(value)
+        if left is None:
+            return False
+        for w in wanted:
+            right = when(w)
+            if right is not None and compare(left, right):
+                return True
+        return False
+
+    return test
+
+
 def _like(value: str, wanted: list[str]) -> bool:
     return any(_pattern(w, False).fullmatch(value) for w in wanted)
 
@@ -152,6 +199,12 @@ OPERATORS: dict[str, Test] = {
     "numericlessthanequals": _numeric(lambda a, b: a <= b),
     "numericgreaterthan": _numeric(lambda a, b: a > b),
     "numericgreaterthanequals": _numeric(lambda a, b: a >= b),
+    "dateequals": _dated(lambda a, b: a == b),
+    "datenotequals": _negate(_dated(lambda a, b: a == b)),
+    "datelessthan": _dated(lambda a, b: a < b),
+    "datelessthanequals": _dated(lambda a, b: a <= b),
+    "dategreaterthan": _dated(lambda a, b: a > b),
+    "dategreaterthanequals": _dated(lambda a, b: a >= b),
     "bool": _bool,
     "arnequals": _like,
     "arnlike": _like,
@@ -209,6 +262,8 @@ def _conditions(block: Any, variables: Mapping[str, str]) -> list[_Condition]:
         for key, raw in keys.items():
             values = [v if isinstance(v, str) else _scalar(v) for v in (raw if isinstance(raw, list) else [raw])]
             values = [substitute(v, variables) for v in values]
+            if name.startswith("date") and any(when(v) is None and "${" not in v for v in values):
+                raise PolicyError(f"{operator} needs dates (ISO 8601 or epoch seconds), not {values}")
             out.append(_Condition(mode, test, if_exists, key.lower(), values))
     return out
 

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from ...engine.control.arns import ACCOUNT_ID
-from .policies import PolicyError, Statement, compile_policy
+from .policies import TIME_KEYS, PolicyError, Statement, compile_policy, reads_only, uses
 
 log = logging.getLogger("partita.auth")
 
@@ -47,13 +47,21 @@ class Principal:
     #: What a resource policy's Principal may name to mean this user.
     identities: tuple[str, ...] = ()
     #: Compiled resource policies, by their text (they carry this user's variables).
-    resource_cache: dict[str, list[Statement] | None] = field(default_factory=dict)
+    resource_cache: dict[str, tuple[list[Statement] | None, bool]] = field(default_factory=dict)
     #: Global condition keys (aws:username ...), built on first use.
     context: dict[str, list[str]] | None = None
-    #: Whether any identity statement has a Condition (else request keys are not computed).
+    #: Whether an identity statement has a Condition on a request's key (else request keys
+    #: are not computed and decisions are remembered).
     conditional: bool = True
+    #: Whether one reads aws:CurrentTime or aws:EpochTime (then nothing is remembered).
+    timed: bool = False
+    #: The condition keys the identity policies read: the request's others are not computed.
+    keys: frozenset[str] = frozenset()
     #: (action, resource, resource policy) -> decision, for checks without request keys.
     decisions: dict[tuple[str, str, str | None], str | None] = field(default_factory=dict)
+    #: (operation, table, index) -> (decision, action, resource), for single-table requests
+    #: on tables without a resource policy (`partita.api.authorize.plain_check_key`).
+    plain: dict[tuple[str, str, Any], tuple[str | None, str, str]] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # never show the secret
         return f"Principal({self.arn})"
@@ -94,7 +102,11 @@ def _user(entry: Any, index: int) -> Principal:
             raise AuthFileError(f"users[{index}].policies[{number}]: {error}") from None
     identities = (arn, account, f"arn:aws:iam::{account}:root")
     user = Principal(name, key, secret, account, token, statements, variables, arn, identities)
-    user.conditional = any(statement.conditions for statement in statements)
+    # Conditions on the principal's own keys (aws:username ...) decide the same for every
+    # request: only conditions on request keys (LeadingKeys, time ...) make it conditional.
+    user.conditional = not reads_only(statements, {*variables, "aws:securetransport"})
+    user.timed = uses(statements, TIME_KEYS)
+    user.keys = frozenset(c.key for statement in statements for c in statement.conditions)
     return user
 
 
@@ -125,6 +137,8 @@ class Principals:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.by_key: Mapping[str, Principal] = load(path)
+        #: The same by the key id's bytes, as the hot path reads it from the header.
+        self.by_raw_key: Mapping[bytes, Principal] = _raw(self.by_key)
 
     def reload(self) -> bool:
         try:
@@ -132,6 +146,11 @@ class Principals:
         except AuthFileError as error:
             log.error("partita: --auth file not reloaded, keeping the previous principals: %s", error)
             return False
-        self.by_key = fresh
+        self.by_key, self.by_raw_key = fresh, _raw(fresh)
         log.warning("partita: --auth file reloaded (%d principals)", len(fresh))
         return True
+
+
+def _raw(principals: Mapping[str, Principal]) -> dict[bytes, Principal]:
+    """Only ASCII ids: the hot path matches printable ASCII; others take the general path."""
+    return {key.encode(): user for key, user in principals.items() if key.isascii()}
