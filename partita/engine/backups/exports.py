@@ -37,7 +37,7 @@ from .errors import (
     instant,
 )
 from .formats import ion_line, json_line
-from .jobs import BATCH, Job, new_job
+from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import EXPORT_ROW, end_of, job_key, next_id, snap_prefix
 from .pitr import read_state, window
 from .snapshots import drop_snapshot
@@ -181,11 +181,7 @@ class Exports:
             if state is None:
                 raise RuntimeError("point in time recovery was disabled during the export")
             snap = self._materialize(job, doc, state)
-            try:
-                count, size = self._write(base, doc, snap)
-            finally:
-                with self._store.write() as txn:
-                    drop_snapshot(txn, snap)
+            count, size = self._write(base, doc, snap)
             doc.update(ExportStatus="COMPLETED", ItemCount=count, BilledSizeBytes=size,
                        ExportManifest=self._key(doc, "manifest-summary.json"))
         except OSError as error:
@@ -194,7 +190,9 @@ class Exports:
         except RuntimeError as error:
             doc.update(ExportStatus="FAILED", FailureCode="UNKNOWN", FailureMessage=str(error))
         doc["EndTime"] = self._clock.now()
-        with self._store.write() as txn:
+        with self._store.write() as txn:  # status, snapshot and job change together: a crash redoes all or none
+            if job.get("snap") is not None:
+                drop_snapshot(txn, job["snap"])
             txn.put(_row(doc["ExportArn"]), orjson.dumps(doc))
             txn.delete(job_key(job["id"]))
         return True
@@ -204,9 +202,16 @@ class Exports:
         return "/".join(p for p in (prefix, "AWSDynamoDB", doc["_id"], name) if p)
 
     def _materialize(self, job: Job, doc: dict[str, Any], state: dict[str, Any]) -> int:
-        """The export's rows in a private snapshot: the table at ExportTime, or an incremental export's changes."""
+        """The export's rows in a private snapshot: the table at ExportTime, or an incremental export's changes.
+
+        The snapshot's id is stored in the job before its first row, so a run
+        cut short by a crash leaves nothing behind: the next run drops it first.
+        """
         with self._store.write() as txn:
-            snap = next_id(txn)
+            if job.get("snap") is not None:
+                drop_snapshot(txn, job["snap"])
+            snap = job["snap"] = next_id(txn)
+            put_job(txn, job)
         target = snap_prefix(snap)
         incremental = doc.get("IncrementalExportSpecification")
         if incremental is None:
@@ -217,6 +222,7 @@ class Exports:
                     rows = list(txn.range(cursor, end_of(source), limit=BATCH))
                     for key, value in rows:
                         txn.put(target + key[len(source):], value)
+                pace()
                 if len(rows) < BATCH:
                     break
                 cursor = rows[-1][0] + b"\x00"
@@ -238,6 +244,7 @@ class Exports:
                         seen = txn.get(key)
                         first_old = change.old if seen is None else orjson.loads(seen)[0]
                         txn.put(key, orjson.dumps([first_old, change.new, change.time]))
+            pace()
             if len(batch) < BATCH:
                 return snap
 
@@ -293,6 +300,7 @@ class Exports:
                 total += 1
                 if in_file >= ITEMS_PER_FILE:
                     close()
+            pace()
             if len(rows) < BATCH:
                 break
             cursor = rows[-1][0] + b"\x00"

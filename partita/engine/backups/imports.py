@@ -36,7 +36,7 @@ from ..writes import WriteRules, store_item
 from .errors import ImportNotFoundException
 from .exports import local_path
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
-from .jobs import BATCH, Job, new_job, put_job
+from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import IMPORT_ROW, end_of, job_key
 from .restore import create_restored
 
@@ -200,6 +200,7 @@ class Imports:
                     if len(batch) >= BATCH:
                         errors = self._commit(job, doc, batch, errors, line_no + 1)
                         batch = []
+                        pace()
             except (OSError, EOFError, zstandard.ZstdError) as error:
                 log.warning("import %s: %s unreadable: %s", doc["ImportArn"], path.name, error)
                 errors += 1
