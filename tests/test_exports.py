@@ -175,3 +175,47 @@ def test_import_csv_counts_unreadable_lines(s3: tuple[Any, Path], compression: s
                                      "AttributeDefinitions": DEFINITIONS[:2]},
         )
     assert error_of(excinfo) == ("ResourceInUseException", "Table already exists: csv")
+
+
+def test_client_token_makes_export_and_import_idempotent(s3: tuple[Any, Path]) -> None:
+    ddb, root = s3
+    create_table(ddb, "src")
+    arn = ddb.describe_table(TableName="src")["Table"]["TableArn"]
+    ddb.update_continuous_backups(TableName="src", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    ddb.put_item(TableName="src", Item={"pk": {"S": "a"}})
+    first = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-1")["ExportDescription"]
+    assert first["ClientToken"] == "tok-1"
+    again = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-1")["ExportDescription"]
+    assert again["ExportArn"] == first["ExportArn"]
+    assert [e["ExportArn"] for e in ddb.list_exports(TableArn=arn)["ExportSummaries"]] == [first["ExportArn"]]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="other", ClientToken="tok-1")
+    assert error_of(excinfo) == (
+        "ExportConflictException", "Export conflict: Duplicate request detected with conflicting parameters",
+    )
+    _export_done(ddb, first["ExportArn"])
+    done = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-1")["ExportDescription"]
+    assert done["ExportArn"] == first["ExportArn"] and done["ExportStatus"] == "COMPLETED"
+    other = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-2")["ExportDescription"]
+    assert other["ExportArn"] != first["ExportArn"]
+
+    folder = root / "in" / "csv"
+    folder.mkdir(parents=True)
+    (folder / "part-1.csv").write_bytes(b"pk,sk\na,1\n")
+    request = {
+        "S3BucketSource": {"S3Bucket": "in", "S3KeyPrefix": "csv/"}, "InputFormat": "CSV",
+        "TableCreationParameters": {"TableName": "imp", "KeySchema": KEYS, "BillingMode": "PAY_PER_REQUEST",
+                                    "AttributeDefinitions": DEFINITIONS[:2]},
+    }
+    started = ddb.import_table(ClientToken="imp-1", **request)["ImportTableDescription"]
+    assert started["ClientToken"] == "imp-1"
+    _import_done(ddb, started["ImportArn"])
+    # The table exists by now; the retry is still the same import, not a second table.
+    retry = ddb.import_table(ClientToken="imp-1", **request)["ImportTableDescription"]
+    assert retry["ImportArn"] == started["ImportArn"] and retry["ImportStatus"] == "COMPLETED"
+    with pytest.raises(ClientError) as excinfo:
+        ddb.import_table(ClientToken="imp-1", **{**request, "InputCompressionType": "GZIP"})
+    assert error_of(excinfo) == (
+        "ImportConflictException", "Import conflict: Duplicate request detected with conflicting parameters",
+    )
+    assert len(ddb.list_imports()["ImportSummaryList"]) == 1

@@ -58,6 +58,18 @@ class Catalog:
             self._cache[name] = table
         return table
 
+    def current(self, table: Table) -> bool:
+        """Whether `table` is this catalog's cached copy and no catalog commit came since.
+
+        Inside a write transaction this tells a writer whether the table it
+        read before the transaction may be stale: every store bumps the
+        generation before another writer's transaction can begin (SQLite under
+        the cross-process writer turn, memory under its lock, PostgreSQL
+        re-reads it in each write), so an unchanged generation means no
+        catalog change committed in between.
+        """
+        return self._store.generation() == self._generation and self._cache.get(table.name) is table
+
     def names(self, start_after: str | None) -> Iterator[str]:
         """Table names in DynamoDB's ListTables order (byte order), after start_after."""
         start = _TABLE_ROW if start_after is None else _row(start_after) + b"\x00"

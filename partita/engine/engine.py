@@ -59,7 +59,7 @@ class Engine:
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
         rules = WriteRules(
-            item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region), ChangeLog(self.clock)
+            item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region), ChangeLog(self.clock, self.catalog)
         )
         self.items = ItemOps(store, self.tables, rules, self.meter)
         self.batch = BatchOps(store, rules, self.meter)

@@ -185,9 +185,8 @@ def store_item(
     stream = description.get("_Stream")
     if stream is not None and rules.streams is not None and old != new:
         rules.streams.record(txn, table, stream, old, new, new_size, identity)
-    if ("_PointInTimeRecovery" in description or "_Capture" in description) and rules.changes is not None:
-        if old != new:
-            rules.changes.record(txn, table, row, old, new)
+    if rules.changes is not None and old != new and rules.changes.wanted(txn, table):
+        rules.changes.record(txn, table, row, old, new)
     return effects
 
 

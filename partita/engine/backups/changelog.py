@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from ...storage.base import ReadView, WriteTxn
+from ..catalog import Catalog
 from ..clock import Clock
 from ..schema import Table
 from .keys import counter_key, end_of, log_key, log_n, log_prefix
@@ -40,8 +41,35 @@ class Change:
 
 
 class ChangeLog:
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, catalog: Catalog | None = None) -> None:
         self._clock = clock
+        self._catalog = catalog
+        #: The last re-check: (transaction, table id, whether it logs), so a batch re-reads once.
+        self._checked: tuple[object, int, bool] | None = None
+
+    def wanted(self, txn: WriteTxn, table: Table) -> bool:
+        """Whether this change must be logged, judged on the catalog as it is inside `txn`.
+
+        `table` was usually read before the transaction began; another worker
+        may have started a backup or turned recovery on since. If the
+        catalog moved (or `table` is not its cached copy), the table's row is
+        re-read in this transaction, so the decision and the write commit
+        together and no logged table misses an entry. The common case costs
+        a generation read.
+        """
+        description = table.description
+        if "_PointInTimeRecovery" in description or "_Capture" in description:
+            return True
+        catalog = self._catalog
+        if catalog is None or catalog.current(table):
+            return False
+        checked = self._checked
+        if checked is not None and checked[0] is txn and checked[1] == table.table_id:
+            return checked[2]
+        fresh = self._catalog.get(table.name, txn)
+        wanted = fresh is not None and fresh.table_id == table.table_id and logging(fresh.description)
+        self._checked = (txn, table.table_id, wanted)
+        return wanted
 
     def record(self, txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: Item | None) -> None:
         n = position(txn, table.table_id) + 1

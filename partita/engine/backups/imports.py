@@ -33,12 +33,13 @@ from ..schema import Table
 from ..tables import TableOps
 from ..values import item_size
 from ..writes import WriteRules, store_item
-from .errors import ImportNotFoundException
+from .errors import ImportConflictException, ImportNotFoundException
 from .exports import local_path
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
-from .jobs import BATCH, Job, new_job, put_job
+from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import IMPORT_ROW, end_of, job_key
 from .restore import create_restored
+from .tokens import earlier, remember
 
 log = logging.getLogger("partita.backups")
 
@@ -76,9 +77,16 @@ class Imports:
         name = params["TableName"]
         create = {k: v for k, v in params.items()}
         create.setdefault("BillingMode", "PROVISIONED")
-        validate(create)
         now = self._clock.now()
         with self._store.write() as txn:
+            # The text recorded against DynamoDB by terraform-provider-aws#34335.
+            same = earlier(txn, b"i", request, now, ImportConflictException,
+                           "Import conflict: Duplicate request detected with conflicting parameters")
+            if same is not None:
+                raw = txn.get(_row(same))
+                if raw is not None:
+                    return _public(orjson.loads(raw))
+            validate(create)
             if self._catalog.get(name, txn) is not None:
                 # NOT confirmed against DynamoDB.
                 raise ResourceInUseException(f"Table already exists: {name}")
@@ -104,8 +112,8 @@ class Imports:
             }
             if request.get("InputFormatOptions"):
                 doc["InputFormatOptions"] = request["InputFormatOptions"]
-            if request.get("ClientToken"):
-                doc["ClientToken"] = request["ClientToken"]
+            doc["ClientToken"] = request.get("ClientToken") or secrets.token_hex(16)
+            remember(txn, b"i", request, doc["ImportArn"], now)
             txn.put(_row(doc["ImportArn"]), orjson.dumps(doc))
             new_job(txn, "import", arn=doc["ImportArn"], target=name, target_id=table.table_id, file=0, line=0)
         self._wake()
@@ -200,6 +208,7 @@ class Imports:
                     if len(batch) >= BATCH:
                         errors = self._commit(job, doc, batch, errors, line_no + 1)
                         batch = []
+                        pace()
             except (OSError, EOFError, zstandard.ZstdError) as error:
                 log.warning("import %s: %s unreadable: %s", doc["ImportArn"], path.name, error)
                 errors += 1

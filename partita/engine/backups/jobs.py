@@ -9,6 +9,8 @@ cursor, so a crash loses at most the batch in flight and the next duty tick
 from __future__ import annotations
 
 import logging
+import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,8 +21,18 @@ from .keys import JOB_ROW, end_of, job_key, next_id
 
 log = logging.getLogger("partita.backups")
 Job = dict[str, Any]
-#: Rows (items, log entries) one job step handles in one transaction.
-BATCH = 500
+#: Rows (items, log entries) one job step handles in one transaction. The
+#: crash tests shrink it (`PARTITA_JOB_BATCH`) so a small table takes many steps.
+BATCH = int(os.environ.get("PARTITA_JOB_BATCH", "500"))
+#: Seconds the duty waits after each job batch: 0 in service; the crash tests
+#: set `PARTITA_JOB_PAUSE` so a `kill -9` reliably lands mid-job.
+PAUSE = float(os.environ.get("PARTITA_JOB_PAUSE", "0"))
+
+
+def pace() -> None:
+    """Called after each committed batch (a no-op unless the crash tests slow jobs down)."""
+    if PAUSE:
+        time.sleep(PAUSE)
 
 
 def put_job(txn: WriteTxn, job: Job) -> None:
@@ -57,7 +69,9 @@ class Jobs:
             if runner is None:
                 continue
             try:
-                worked = runner(job) or worked
+                if runner(job):
+                    worked = True
+                    pace()
             except Exception:
                 log.exception("backup job %s (%s) failed a step; retrying next tick", job["id"], job["kind"])
         return worked

@@ -9,7 +9,7 @@
 - `SNAP_SPACE | snapshot id | row-key suffix`: one item of a snapshot (a
   backup, a point-in-time base, an export's materialized instant).
 - `META_SPACE | kind | id`: backups, jobs, exports, imports, point-in-time
-  state, as JSON.
+  state, ClientTokens (`tokens`), as JSON.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ JOB_ROW = META_SPACE + b"j"
 EXPORT_ROW = META_SPACE + b"e"
 IMPORT_ROW = META_SPACE + b"i"
 PITR_ROW = META_SPACE + b"p"
+TOKEN_ROW = META_SPACE + b"t"
 _SEQUENCE_ROW = b"\x00seq-backups"
 
 

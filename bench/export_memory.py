@@ -1,0 +1,101 @@
+"""Peak memory of a 100,000-item ExportTableToPointInTime: the server's RSS must stay flat.
+
+Starts `partita serve --data-dir TMP`, fills a table through ImportTable (the
+quickest way in: one gzip file, no 4,000 BatchWriteItem round trips), turns
+point-in-time recovery on (its base snapshot copies the table), then resets
+the server's peak RSS (`/proc/PID/clear_refs` 5) and exports. It prints
+VmRSS before, VmHWM (the peak) during the export and the time taken, for
+each size given, so a growing peak shows at once:
+
+    .venv/bin/python bench/export_memory.py --items 10000 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+
+def status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of `pid` in kB."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            out[name] = int(value.split()[0])
+    return out
+
+
+def wait(check: Any, timeout: float = 1800) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise SystemExit("timed out")
+        time.sleep(0.2)
+    return value
+
+
+def item(i: int) -> dict[str, Any]:
+    return {"pk": {"S": f"user#{i:07d}"}, "sk": {"N": str(i % 97)}, "name": {"S": f"name {i}" * 4},
+            "tags": {"SS": ["a", "b", f"t{i % 13}"]}, "n": {"N": str(i * 7)}, "m": {"M": {"x": {"BOOL": True}}}}
+
+
+def run(items: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="partita-export-bench-"))
+    source = root / "s3" / "in" / "items"
+    source.mkdir(parents=True)
+    with gzip.open(source / "part.json.gz", "wb") as out:
+        for i in range(items):
+            out.write(json.dumps({"Item": item(i)}).encode() + b"\n")
+    server = subprocess.Popen([sys.executable, "-m", "partita", "serve", "--port", "0", "--data-dir",
+                               str(root / "data"), "--s3-dir", str(root / "s3")], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    url = server.stdout.readline().strip().split()[-1]
+    ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="x",
+                       aws_secret_access_key="x", config=Config(retries={"max_attempts": 1}))
+    try:
+        keys = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
+        defs = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}]
+        arn = ddb.import_table(S3BucketSource={"S3Bucket": "in", "S3KeyPrefix": "items/"}, InputFormat="DYNAMODB_JSON",
+                               InputCompressionType="GZIP",
+                               TableCreationParameters={"TableName": "big", "KeySchema": keys, "AttributeDefinitions": defs,
+                                                        "BillingMode": "PAY_PER_REQUEST"})["ImportTableDescription"]["ImportArn"]
+        wait(lambda: ddb.describe_import(ImportArn=arn)["ImportTableDescription"]["ImportStatus"] == "COMPLETED")
+        table = ddb.describe_table(TableName="big")["Table"]
+        ddb.update_continuous_backups(TableName="big",
+                                      PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+        loaded = status(server.pid)
+        Path(f"/proc/{server.pid}/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+        started = time.monotonic()
+        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="out")["ExportDescription"]
+        doc = wait(lambda: (d := ddb.describe_export(ExportArn=export["ExportArn"])["ExportDescription"])
+                   ["ExportStatus"] != "IN_PROGRESS" and d)
+        took = time.monotonic() - started
+        after = status(server.pid)
+        print(f"items={items} status={doc['ExportStatus']} exported={doc.get('ItemCount')} "
+              f"rss_before={loaded['VmRSS'] / 1024:.1f}MB peak_during_export={after['VmHWM'] / 1024:.1f}MB "
+              f"rss_after={after['VmRSS'] / 1024:.1f}MB seconds={took:.1f} (base snapshot + export)")
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, nargs="+", default=[10_000, 100_000])
+    for items in parser.parse_args().items:
+        run(items)
+
+
+if __name__ == "__main__":
+    main()
