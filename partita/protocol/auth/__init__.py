@@ -33,6 +33,7 @@ class Authenticator:
         self.principals = Principals(path)
         self.region = region
         self._secure = ["true" if secure_transport else "false"]
+        self.secure_transport = secure_transport  # the console's cookie is Secure over TLS
 
     def reload(self) -> bool:
         return self.principals.reload()

@@ -1,0 +1,201 @@
+"""The console with `--auth`: sign-in, the session cookie, CSRF, sign-out, IAM policies, several workers."""
+
+from __future__ import annotations
+
+import http.client
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode, urlparse
+
+import pytest
+from auth_helpers import ALLOW_ALL, client, user, write_auth
+from conftest import Server, launch
+
+DENY_DELETE = {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    cookies: list[str]
+    text: str
+
+
+@dataclass
+class Browser:
+    """A browser as far as the console can tell: a cookie jar, forms, no redirects followed."""
+
+    url: str
+    jar: dict[str, str] = field(default_factory=dict)
+
+    def send(self, path: str, form: dict[str, str] | None = None, method: str | None = None) -> Answer:
+        parsed = urlparse(self.url)
+        headers = {}
+        if self.jar:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
+        body = None
+        if form is not None:
+            body = urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        try:
+            conn.request(method or ("POST" if form is not None else "GET"), path, body=body, headers=headers)
+            response = conn.getresponse()
+            cookies = response.msg.get_all("set-cookie") or []
+            for cookie in cookies:
+                name, _, rest = cookie.partition("=")
+                value = rest.split(";")[0]
+                if "Max-Age=0" in cookie:
+                    self.jar.pop(name, None)
+                else:
+                    self.jar[name] = value
+            return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, cookies,
+                          response.read().decode("utf-8", "replace"))
+        finally:
+            conn.close()
+
+    def sign_in(self, key: str, secret: str) -> Answer:
+        form = self.send("/console/login")
+        assert form.status == 200
+        nonce = re.search(r'name="nonce" value="([^"]+)"', form.text)
+        assert nonce is not None
+        return self.send("/console/login", {"nonce": nonce.group(1), "next": "/console",
+                                            "access_key_id": key, "secret_access_key": secret})
+
+    def csrf(self, path: str = "/console") -> str:
+        page = self.send(path)
+        assert page.status == 200, page.text
+        match = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert match is not None
+        return match.group(1)
+
+
+def _auth(tmp: Path) -> Path:
+    return write_auth(tmp / "users.json", user("admin", *ALLOW_ALL["Statement"]),
+                      user("careful", *ALLOW_ALL["Statement"], DENY_DELETE))
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    srv = launch("--in-memory", "--auth", str(_auth(tmp_path_factory.mktemp("console-login"))))
+    yield srv.url
+    srv.stop()
+
+
+def _table(url: str, name: str) -> None:
+    client(url, "admin").create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+
+
+def test_signed_out_pages_redirect_to_the_login_page_and_posts_are_refused(url: str) -> None:
+    browser = Browser(url)
+    page = browser.send("/console/tables/t1/query?x=1")
+    assert page.status == 303
+    assert page.headers["location"] == "/console/login?next=/console/tables/t1/query"
+    assert browser.send("/console").headers["location"] == "/console/login?next=/console"
+    posted = browser.send("/console/tables", {"name": "made", "hash": "pk", "hash_type": "S"})
+    assert posted.status == 403
+    assert "Sign in to the console first" in posted.text
+    assert "made" not in client(url, "admin").list_tables()["TableNames"]
+    assert browser.send("/console/static/console.css").status == 200  # the login page's stylesheet
+    login = browser.send("/console/login")
+    assert login.status == 200 and 'id="login"' in login.text
+
+
+def test_a_good_secret_signs_in_with_a_strict_http_only_cookie(url: str) -> None:
+    browser = Browser(url)
+    answer = browser.sign_in("AKIAADMIN", "admin-secret")
+    assert answer.status == 303 and answer.headers["location"] == "/console"
+    (session,) = [c for c in answer.cookies if c.startswith("partita_session=")]
+    token = session.split(";")[0].split("=", 1)[1]
+    assert len(token) >= 43  # 256 random bits, url-safe base64
+    attributes = {part.strip() for part in session.split(";")[1:]}
+    assert {"HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=43200"} <= attributes
+    assert "Secure" not in attributes  # plain HTTP (a Secure cookie would never come back)
+    page = browser.send("/console")
+    assert page.status == 200 and "<small>admin</small>" in page.text and 'id="tables"' in page.text
+
+
+def test_a_bad_secret_and_an_unknown_key_are_refused(url: str) -> None:
+    for key, secret in (("AKIAADMIN", "admin-secreT"), ("AKIAADMIN", ""), ("AKIANOBODY", "admin-secret")):
+        browser = Browser(url)
+        answer = browser.sign_in(key, secret)
+        assert answer.status == 403, (key, secret)
+        assert "The access key id or the secret access key is wrong." in answer.text
+        assert "partita_session" not in browser.jar
+        assert browser.send("/console").status == 303
+
+
+def test_the_login_form_needs_its_own_csrf_token(url: str) -> None:
+    browser = Browser(url)
+    browser.send("/console/login")
+    answer = browser.send("/console/login", {"nonce": "forged", "access_key_id": "AKIAADMIN",
+                                             "secret_access_key": "admin-secret"})
+    assert answer.status == 403 and "partita_session" not in browser.jar
+
+
+def test_a_form_without_the_session_csrf_token_writes_nothing(url: str) -> None:
+    browser = Browser(url)
+    browser.sign_in("AKIAADMIN", "admin-secret")
+    _table(url, "csrf-kept")
+    for form in ({}, {"csrf": "wrong"}):
+        answer = browser.send("/console/tables/csrf-kept/delete", form)
+        assert answer.status == 403
+        assert "CSRF token is missing or wrong" in answer.text
+    assert "csrf-kept" in client(url, "admin").list_tables()["TableNames"]
+    answer = browser.send("/console/tables/csrf-kept/delete", {"csrf": browser.csrf()})
+    assert answer.status == 303
+    assert "csrf-kept" not in client(url, "admin").list_tables()["TableNames"]
+
+
+def test_sign_out_ends_the_session_for_every_holder_of_the_cookie(url: str) -> None:
+    browser = Browser(url)
+    browser.sign_in("AKIAADMIN", "admin-secret")
+    stolen = dict(browser.jar)
+    csrf = browser.csrf()
+    answer = browser.send("/console/logout", {"csrf": csrf})
+    assert answer.status == 303 and answer.headers["location"] == "/console/login"
+    assert any(c.startswith("partita_session=;") and "Max-Age=0" in c for c in answer.cookies)
+    replay = Browser(url, stolen)
+    assert replay.send("/console").status == 303
+    assert replay.send("/console/tables", {"csrf": csrf, "name": "x", "hash": "pk"}).status == 403
+
+
+def test_a_policy_denying_delete_table_holds_in_the_console(url: str) -> None:
+    _table(url, "guarded")
+    browser = Browser(url)
+    browser.sign_in("AKIACAREFUL", "careful-secret")
+    answer = browser.send("/console/tables/guarded/delete", {"csrf": browser.csrf()})
+    assert answer.status == 400
+    assert ("AccessDeniedException: User: arn:aws:iam::000000000000:user/careful is not authorized to perform: "
+            "dynamodb:DeleteTable on resource: arn:aws:dynamodb:us-east-1:000000000000:table/guarded "
+            "with an explicit deny in an identity-based policy") in answer.text.replace("&#39;", "'")
+    assert "guarded" in client(url, "admin").list_tables()["TableNames"]
+    # What the policy allows still works from the console.
+    assert browser.send("/console/tables/guarded").status == 200
+
+
+def test_without_auth_the_console_needs_no_sign_in(endpoint: str) -> None:
+    page = Browser(endpoint).send("/console")
+    assert page.status == 200 and 'name="csrf"' not in page.text and 'id="logout"' not in page.text
+    assert Browser(endpoint).send("/console/login").status == 404
+
+
+def test_a_session_opened_on_one_worker_is_served_by_the_others(tmp_path: Path) -> None:
+    srv: Server = launch("--data-dir", str(tmp_path / "data"), "--workers", "2", "--auth", str(_auth(tmp_path)))
+    try:
+        browser = Browser(srv.url)
+        assert browser.sign_in("AKIAADMIN", "admin-secret").status == 303
+        # Each request is a new connection, which the kernel spreads over the workers.
+        for _ in range(30):
+            assert browser.send("/console").status == 200
+        assert browser.send("/console/logout", {"csrf": browser.csrf()}).status == 303
+        for _ in range(10):
+            assert browser.send("/console").status == 303
+    finally:
+        srv.stop()
