@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import http.client
 import re
+import shutil
+import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlparse
 
 import pytest
 from auth_helpers import ALLOW_ALL, client, user, write_auth
 from conftest import Server, launch
+from console_helpers import browser, page  # noqa: F401 (fixtures)
+from test_auth_tls import _certificate
 
 DENY_DELETE = {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}
 
@@ -26,10 +31,11 @@ class Answer:
 
 @dataclass
 class Browser:
-    """A browser as far as the console can tell: a cookie jar, forms, no redirects followed."""
+    """A agent as far as the console can tell: a cookie jar, forms, no redirects followed."""
 
     url: str
     jar: dict[str, str] = field(default_factory=dict)
+    tls: ssl.SSLContext | None = None
 
     def send(self, path: str, form: dict[str, str] | None = None, method: str | None = None) -> Answer:
         parsed = urlparse(self.url)
@@ -40,7 +46,8 @@ class Browser:
         if form is not None:
             body = urlencode(form).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        conn = (http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30) if self.tls is None
+                else http.client.HTTPSConnection(parsed.hostname, parsed.port, timeout=30, context=self.tls))
         try:
             conn.request(method or ("POST" if form is not None else "GET"), path, body=body, headers=headers)
             response = conn.getresponse()
@@ -66,9 +73,9 @@ class Browser:
                                             "access_key_id": key, "secret_access_key": secret})
 
     def csrf(self, path: str = "/console") -> str:
-        page = self.send(path)
-        assert page.status == 200, page.text
-        match = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        shown = self.send(path)
+        assert shown.status == 200, shown.text
+        match = re.search(r'name="csrf" value="([^"]+)"', shown.text)
         assert match is not None
         return match.group(1)
 
@@ -93,23 +100,23 @@ def _table(url: str, name: str) -> None:
 
 
 def test_signed_out_pages_redirect_to_the_login_page_and_posts_are_refused(url: str) -> None:
-    browser = Browser(url)
-    page = browser.send("/console/tables/t1/query?x=1")
-    assert page.status == 303
-    assert page.headers["location"] == "/console/login?next=/console/tables/t1/query"
-    assert browser.send("/console").headers["location"] == "/console/login?next=/console"
-    posted = browser.send("/console/tables", {"name": "made", "hash": "pk", "hash_type": "S"})
+    agent = Browser(url)
+    shown = agent.send("/console/tables/t1/query?x=1")
+    assert shown.status == 303
+    assert shown.headers["location"] == "/console/login?next=/console/tables/t1/query"
+    assert agent.send("/console").headers["location"] == "/console/login?next=/console"
+    posted = agent.send("/console/tables", {"name": "made", "hash": "pk", "hash_type": "S"})
     assert posted.status == 403
     assert "Sign in to the console first" in posted.text
     assert "made" not in client(url, "admin").list_tables()["TableNames"]
-    assert browser.send("/console/static/console.css").status == 200  # the login page's stylesheet
-    login = browser.send("/console/login")
+    assert agent.send("/console/static/console.css").status == 200  # the login shown's stylesheet
+    login = agent.send("/console/login")
     assert login.status == 200 and 'id="login"' in login.text
 
 
 def test_a_good_secret_signs_in_with_a_strict_http_only_cookie(url: str) -> None:
-    browser = Browser(url)
-    answer = browser.sign_in("AKIAADMIN", "admin-secret")
+    agent = Browser(url)
+    answer = agent.sign_in("AKIAADMIN", "admin-secret")
     assert answer.status == 303 and answer.headers["location"] == "/console"
     (session,) = [c for c in answer.cookies if c.startswith("partita_session=")]
     token = session.split(";")[0].split("=", 1)[1]
@@ -117,48 +124,48 @@ def test_a_good_secret_signs_in_with_a_strict_http_only_cookie(url: str) -> None
     attributes = {part.strip() for part in session.split(";")[1:]}
     assert {"HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=43200"} <= attributes
     assert "Secure" not in attributes  # plain HTTP (a Secure cookie would never come back)
-    page = browser.send("/console")
-    assert page.status == 200 and "<small>admin</small>" in page.text and 'id="tables"' in page.text
+    shown = agent.send("/console")
+    assert shown.status == 200 and "<small>admin</small>" in shown.text and 'id="tables"' in shown.text
 
 
 def test_a_bad_secret_and_an_unknown_key_are_refused(url: str) -> None:
     for key, secret in (("AKIAADMIN", "admin-secreT"), ("AKIAADMIN", ""), ("AKIANOBODY", "admin-secret")):
-        browser = Browser(url)
-        answer = browser.sign_in(key, secret)
+        agent = Browser(url)
+        answer = agent.sign_in(key, secret)
         assert answer.status == 403, (key, secret)
         assert "The access key id or the secret access key is wrong." in answer.text
-        assert "partita_session" not in browser.jar
-        assert browser.send("/console").status == 303
+        assert "partita_session" not in agent.jar
+        assert agent.send("/console").status == 303
 
 
 def test_the_login_form_needs_its_own_csrf_token(url: str) -> None:
-    browser = Browser(url)
-    browser.send("/console/login")
-    answer = browser.send("/console/login", {"nonce": "forged", "access_key_id": "AKIAADMIN",
+    agent = Browser(url)
+    agent.send("/console/login")
+    answer = agent.send("/console/login", {"nonce": "forged", "access_key_id": "AKIAADMIN",
                                              "secret_access_key": "admin-secret"})
-    assert answer.status == 403 and "partita_session" not in browser.jar
+    assert answer.status == 403 and "partita_session" not in agent.jar
 
 
 def test_a_form_without_the_session_csrf_token_writes_nothing(url: str) -> None:
-    browser = Browser(url)
-    browser.sign_in("AKIAADMIN", "admin-secret")
+    agent = Browser(url)
+    agent.sign_in("AKIAADMIN", "admin-secret")
     _table(url, "csrf-kept")
     for form in ({}, {"csrf": "wrong"}):
-        answer = browser.send("/console/tables/csrf-kept/delete", form)
+        answer = agent.send("/console/tables/csrf-kept/delete", form)
         assert answer.status == 403
         assert "CSRF token is missing or wrong" in answer.text
     assert "csrf-kept" in client(url, "admin").list_tables()["TableNames"]
-    answer = browser.send("/console/tables/csrf-kept/delete", {"csrf": browser.csrf()})
+    answer = agent.send("/console/tables/csrf-kept/delete", {"csrf": agent.csrf()})
     assert answer.status == 303
     assert "csrf-kept" not in client(url, "admin").list_tables()["TableNames"]
 
 
 def test_sign_out_ends_the_session_for_every_holder_of_the_cookie(url: str) -> None:
-    browser = Browser(url)
-    browser.sign_in("AKIAADMIN", "admin-secret")
-    stolen = dict(browser.jar)
-    csrf = browser.csrf()
-    answer = browser.send("/console/logout", {"csrf": csrf})
+    agent = Browser(url)
+    agent.sign_in("AKIAADMIN", "admin-secret")
+    stolen = dict(agent.jar)
+    csrf = agent.csrf()
+    answer = agent.send("/console/logout", {"csrf": csrf})
     assert answer.status == 303 and answer.headers["location"] == "/console/login"
     assert any(c.startswith("partita_session=;") and "Max-Age=0" in c for c in answer.cookies)
     replay = Browser(url, stolen)
@@ -168,34 +175,69 @@ def test_sign_out_ends_the_session_for_every_holder_of_the_cookie(url: str) -> N
 
 def test_a_policy_denying_delete_table_holds_in_the_console(url: str) -> None:
     _table(url, "guarded")
-    browser = Browser(url)
-    browser.sign_in("AKIACAREFUL", "careful-secret")
-    answer = browser.send("/console/tables/guarded/delete", {"csrf": browser.csrf()})
+    agent = Browser(url)
+    agent.sign_in("AKIACAREFUL", "careful-secret")
+    answer = agent.send("/console/tables/guarded/delete", {"csrf": agent.csrf()})
     assert answer.status == 400
     assert ("AccessDeniedException: User: arn:aws:iam::000000000000:user/careful is not authorized to perform: "
             "dynamodb:DeleteTable on resource: arn:aws:dynamodb:us-east-1:000000000000:table/guarded "
             "with an explicit deny in an identity-based policy") in answer.text.replace("&#39;", "'")
     assert "guarded" in client(url, "admin").list_tables()["TableNames"]
     # What the policy allows still works from the console.
-    assert browser.send("/console/tables/guarded").status == 200
+    assert agent.send("/console/tables/guarded").status == 200
 
 
 def test_without_auth_the_console_needs_no_sign_in(endpoint: str) -> None:
-    page = Browser(endpoint).send("/console")
-    assert page.status == 200 and 'name="csrf"' not in page.text and 'id="logout"' not in page.text
+    shown = Browser(endpoint).send("/console")
+    assert shown.status == 200 and 'name="csrf"' not in shown.text and 'id="logout"' not in shown.text
     assert Browser(endpoint).send("/console/login").status == 404
 
 
 def test_a_session_opened_on_one_worker_is_served_by_the_others(tmp_path: Path) -> None:
     srv: Server = launch("--data-dir", str(tmp_path / "data"), "--workers", "2", "--auth", str(_auth(tmp_path)))
     try:
-        browser = Browser(srv.url)
-        assert browser.sign_in("AKIAADMIN", "admin-secret").status == 303
+        agent = Browser(srv.url)
+        assert agent.sign_in("AKIAADMIN", "admin-secret").status == 303
         # Each request is a new connection, which the kernel spreads over the workers.
         for _ in range(30):
-            assert browser.send("/console").status == 200
-        assert browser.send("/console/logout", {"csrf": browser.csrf()}).status == 303
+            assert agent.send("/console").status == 200
+        assert agent.send("/console/logout", {"csrf": agent.csrf()}).status == 303
         for _ in range(10):
-            assert browser.send("/console").status == 303
+            assert agent.send("/console").status == 303
     finally:
         srv.stop()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_over_tls_the_session_cookie_is_secure(tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path)
+    srv = launch("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key), "--auth", str(_auth(tmp_path)))
+    try:
+        agent = Browser(srv.url, tls=ssl.create_default_context(cafile=str(cert)))
+        answer = agent.sign_in("AKIAADMIN", "admin-secret")
+        (session,) = [c for c in answer.cookies if c.startswith("partita_session=")]
+        assert "Secure" in {part.strip() for part in session.split(";")}
+        assert agent.send("/console").status == 200
+    finally:
+        srv.stop()
+
+
+def test_signing_in_and_out_in_chromium(page: Any, url: str) -> None:  # noqa: F811 (the imported fixture)
+    _table(url, "in-chromium")
+    page.goto(url + "/console/tables/in-chromium")
+    assert page.url.startswith(url + "/console/login?next=")
+    form = page.locator("#login")
+    form.locator("input[name=access_key_id]").fill("AKIACAREFUL")
+    form.locator("input[name=secret_access_key]").fill("careful-secret")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(url + "/console/tables/in-chromium")
+    assert page.locator("#logout small").inner_text() == "careful"
+    assert page.context.cookies()[0]["httpOnly"] is True
+    page.goto(url + "/console")
+    page.locator('tr[data-table="in-chromium"] form.delete-table button').click()  # the dialog is accepted
+    assert "is not authorized to perform: dynamodb:DeleteTable" in page.locator("#error-message").inner_text()
+    page.goto(url + "/console")
+    page.locator("#logout button").click()
+    page.wait_for_url(url + "/console/login")
+    page.goto(url + "/console")
+    assert page.url.startswith(url + "/console/login")
