@@ -42,6 +42,8 @@ _TABLE_VIEWS: dict[tuple[str, str], View] = {
     ("POST", "item"): items.save_item,
     ("POST", "item/delete"): items.delete_item,
     ("GET", "streams"): streams.streams_page,
+    ("GET", "partitions"): tables.partitions_json,
+    ("GET", "hot-keys"): tables.hot_keys_json,
 }
 
 

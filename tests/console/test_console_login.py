@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import shutil
 import ssl
@@ -13,12 +14,13 @@ from typing import Any
 from urllib.parse import urlencode, urlparse
 
 import pytest
-from auth_helpers import ALLOW_ALL, client, user, write_auth
+from auth_helpers import ALLOW_ALL, client, send, signed_headers, user, write_auth
 from conftest import Server, launch
 from console_helpers import browser, page  # noqa: F401 (fixtures)
 from test_auth_tls import _certificate
 
 DENY_DELETE = {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}
+DENY_DESCRIBE = {"Effect": "Deny", "Action": "dynamodb:DescribeTable", "Resource": "*"}
 
 
 @dataclass
@@ -82,7 +84,8 @@ class Browser:
 
 def _auth(tmp: Path) -> Path:
     return write_auth(tmp / "users.json", user("admin", *ALLOW_ALL["Statement"]),
-                      user("careful", *ALLOW_ALL["Statement"], DENY_DELETE))
+                      user("careful", *ALLOW_ALL["Statement"], DENY_DELETE),
+                      user("blind", *ALLOW_ALL["Statement"], DENY_DESCRIBE))
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +188,25 @@ def test_a_policy_denying_delete_table_holds_in_the_console(url: str) -> None:
     assert "guarded" in client(url, "admin").list_tables()["TableNames"]
     # What the policy allows still works from the console.
     assert agent.send("/console/tables/guarded").status == 200
+
+
+def test_the_live_partition_map_is_served_to_a_signed_in_browser(url: str) -> None:
+    _table(url, "mapped")
+    path = "/partita/v1/tables/mapped/partitions"
+    status, api = send(url, signed_headers(url, "admin", b"", None, path, "GET"), b"", path, "GET")
+    assert status == 200
+    agent = Browser(url)
+    assert agent.send("/console/tables/mapped/partitions").status == 303
+    agent.sign_in("AKIAADMIN", "admin-secret")
+    shown = agent.send("/console/tables/mapped/partitions")
+    assert shown.status == 200 and shown.headers["content-type"] == "application/json"
+    mine = json.loads(shown.text)
+    assert mine.keys() == api.keys() and mine["partitions"] == api["partitions"]  # no traffic in between
+    assert agent.send("/console/tables/mapped/hot-keys").status == 200
+    blind = Browser(url)
+    blind.sign_in("AKIABLIND", "blind-secret")
+    refused = blind.send("/console/tables/mapped/partitions")
+    assert refused.status == 400 and "dynamodb:DescribeTable" in refused.text
 
 
 def test_without_auth_the_console_needs_no_sign_in(endpoint: str) -> None:
