@@ -23,9 +23,10 @@ import orjson
 
 from ..storage.base import Store
 
-SESSION_SPACE = b"\x0e"
-"""The store's key space for console sessions (no table data lives here)."""
-_SPACE_END = b"\x0f"
+SESSION_SPACE = b"\x00console-session/"
+"""Console sessions' rows: beside the catalog's other singleton rows (`\x00clock`,
+`\x00stream-key`), outside its table rows (`\x00t...`), so no new top-level key space."""
+_SPACE_END = b"\x00console-session0"  # "/" + 1
 SESSION_SECONDS = 12 * 3600
 _SWEEP = 256  # expired rows removed at each sign-in, so abandoned sessions do not pile up
 

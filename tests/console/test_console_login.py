@@ -6,7 +6,9 @@ import http.client
 import json
 import re
 import shutil
+import signal
 import ssl
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,3 +265,24 @@ def test_signing_in_and_out_in_chromium(page: Any, url: str) -> None:  # noqa: F
     page.wait_for_url(url + "/console/login")
     page.goto(url + "/console")
     assert page.url.startswith(url + "/console/login")
+
+
+def test_a_rotated_secret_ends_the_sessions_opened_with_the_old_one(tmp_path: Path) -> None:
+    path = _auth(tmp_path)
+    srv = launch("--in-memory", "--auth", str(path))
+    try:
+        agent = Browser(srv.url)
+        agent.sign_in("AKIAADMIN", "admin-secret")
+        assert agent.send("/console").status == 200
+        rotated = user("admin", *ALLOW_ALL["Statement"])
+        rotated["secret_access_key"] = "admin-new-secret"
+        write_auth(path, rotated)
+        srv.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while agent.send("/console").status == 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert agent.send("/console").status == 303
+        assert agent.sign_in("AKIAADMIN", "admin-new-secret").status == 303
+        assert agent.send("/console").status == 200
+    finally:
+        srv.stop()
