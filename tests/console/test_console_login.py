@@ -12,13 +12,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode, urlparse
 
 import pytest
 from auth_helpers import ALLOW_ALL, client, send, signed_headers, user, write_auth
 from conftest import Server, launch
-from console_helpers import browser, page  # noqa: F401 (fixtures)
 from test_auth_tls import _certificate
 
 DENY_DELETE = {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}
@@ -244,27 +242,6 @@ def test_over_tls_the_session_cookie_is_secure(tmp_path: Path) -> None:
         assert agent.send("/console").status == 200
     finally:
         srv.stop()
-
-
-def test_signing_in_and_out_in_chromium(page: Any, url: str) -> None:  # noqa: F811 (the imported fixture)
-    _table(url, "in-chromium")
-    page.goto(url + "/console/tables/in-chromium")
-    assert page.url.startswith(url + "/console/login?next=")
-    form = page.locator("#login")
-    form.locator("input[name=access_key_id]").fill("AKIACAREFUL")
-    form.locator("input[name=secret_access_key]").fill("careful-secret")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(url + "/console/tables/in-chromium")
-    assert page.locator("#logout small").inner_text() == "careful"
-    assert page.context.cookies()[0]["httpOnly"] is True
-    page.goto(url + "/console")
-    page.locator('tr[data-table="in-chromium"] form.delete-table button').click()  # the dialog is accepted
-    assert "is not authorized to perform: dynamodb:DeleteTable" in page.locator("#error-message").inner_text()
-    page.goto(url + "/console")
-    page.locator("#logout button").click()
-    page.wait_for_url(url + "/console/login")
-    page.goto(url + "/console")
-    assert page.url.startswith(url + "/console/login")
 
 
 def test_a_rotated_secret_ends_the_sessions_opened_with_the_old_one(tmp_path: Path) -> None:
