@@ -18,6 +18,7 @@ from ..engine.capacity.partitions import starts_of
 from ..engine.engine import Engine
 from ..engine.reads import Page
 from ..engine.schema import Table
+from ..errors import AccessDeniedException
 from .web import CALLER, Authorize, ConsoleError
 
 
@@ -25,6 +26,18 @@ def _authorize() -> Authorize | None:
     """The signed-in principal's IAM check (with `--auth`): the console may do what its user may, no more."""
     caller = CALLER.get()
     return None if caller is None else caller.authorize
+
+
+def may(operation: str, request: dict[str, Any]) -> bool:
+    """Whether the signed-in user may run this operation, for what the console reads past the API."""
+    authorize = _authorize()
+    if authorize is None:
+        return True
+    try:
+        authorize(operation, request, False)
+    except AccessDeniedException:
+        return False
+    return True
 
 
 def call(engine: Engine, operation: str, request: dict[str, Any]) -> dict[str, Any]:

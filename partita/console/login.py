@@ -20,7 +20,7 @@ import hmac
 import logging
 import secrets
 from functools import partial
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from ..engine.engine import Engine
 from ..protocol.auth import Authenticator
@@ -81,6 +81,8 @@ class Guard:
         if session is None or principal is None:
             if method == "GET":
                 target = "/console" + request.path
+                if request.query:
+                    target += "?" + urlencode(request.query, doseq=True)
                 return redirect(LOGIN + "?next=" + quote(target, safe="/"))
             return _forbidden("Sign in to the console first (no session, or it has expired).")
         if method == "POST" and not _same(request.field("csrf"), session.csrf):
@@ -124,8 +126,10 @@ def _with_cookies(answer: Answer, *cookies: tuple[bytes, bytes]) -> Answer:
 
 
 def _next(request: Request) -> str:
-    """Where to go after signing in: a console page, never another site (`//host`, `/\\host`)."""
+    """Where to go after signing in: a console page, never another site (`//host`, `/\\host`)
+    and never a header of our own (a CR or LF in Location); the redirect sends it %-quoted."""
     target = request.field("next") or request.arg("next")
-    if target.startswith("/console") and "\\" not in target and "//" not in target and not target.startswith(LOGIN):
+    if (target.startswith("/console") and not target.startswith(LOGIN) and "//" not in target
+            and all("!" <= char <= "~" and char != "\\" for char in target)):
         return target
     return "/console"

@@ -21,6 +21,7 @@ from test_auth_tls import _certificate
 
 DENY_DELETE = {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}
 DENY_DESCRIBE = {"Effect": "Deny", "Action": "dynamodb:DescribeTable", "Resource": "*"}
+DENY_SCAN = {"Effect": "Deny", "Action": "dynamodb:Scan", "Resource": "*"}
 
 
 @dataclass
@@ -85,7 +86,8 @@ class Browser:
 def _auth(tmp: Path) -> Path:
     return write_auth(tmp / "users.json", user("admin", *ALLOW_ALL["Statement"]),
                       user("careful", *ALLOW_ALL["Statement"], DENY_DELETE),
-                      user("blind", *ALLOW_ALL["Statement"], DENY_DESCRIBE))
+                      user("blind", *ALLOW_ALL["Statement"], DENY_DESCRIBE),
+                      user("noscan", *ALLOW_ALL["Statement"], DENY_SCAN))
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +108,7 @@ def test_signed_out_pages_redirect_to_the_login_page_and_posts_are_refused(url: 
     agent = Browser(url)
     shown = agent.send("/console/tables/t1/query?x=1")
     assert shown.status == 303
-    assert shown.headers["location"] == "/console/login?next=/console/tables/t1/query"
+    assert shown.headers["location"] == "/console/login?next=/console/tables/t1/query%3Fx%3D1"
     assert agent.send("/console").headers["location"] == "/console/login?next=/console"
     posted = agent.send("/console/tables", {"name": "made", "hash": "pk", "hash_type": "S"})
     assert posted.status == 403
@@ -129,6 +131,20 @@ def test_a_good_secret_signs_in_with_a_strict_http_only_cookie(url: str) -> None
     assert "Secure" not in attributes  # plain HTTP (a Secure cookie would never come back)
     shown = agent.send("/console")
     assert shown.status == 200 and "<small>admin</small>" in shown.text and 'id="tables"' in shown.text
+
+
+def test_signing_in_goes_back_to_the_page_asked_for_and_only_to_a_console_page(url: str) -> None:
+    for asked, landed in (("/console/tables/t1/query?x=1&y=2", "/console/tables/t1/query?x=1&y=2"),
+                          ("//evil.example/console", "/console"), ("/console//evil.example", "/console"),
+                          ("/console/x\r\nSet-Cookie: a=b", "/console"), ("/console\\evil", "/console"),
+                          ("https://evil.example/", "/console"), ("/console/login", "/console")):
+        agent = Browser(url)
+        nonce = re.search(r'name="nonce" value="([^"]+)"', agent.send("/console/login").text)
+        assert nonce is not None
+        answer = agent.send("/console/login", {"nonce": nonce.group(1), "next": asked,
+                                               "access_key_id": "AKIAADMIN", "secret_access_key": "admin-secret"})
+        assert (answer.status, answer.headers["location"]) == (303, landed), asked
+        assert "a" not in agent.jar
 
 
 def test_a_bad_secret_and_an_unknown_key_are_refused(url: str) -> None:
@@ -207,6 +223,21 @@ def test_the_live_partition_map_is_served_to_a_signed_in_browser(url: str) -> No
     blind.sign_in("AKIABLIND", "blind-secret")
     refused = blind.send("/console/tables/mapped/partitions")
     assert refused.status == 400 and "dynamodb:DescribeTable" in refused.text
+
+
+def test_items_expiring_next_are_shown_only_to_a_user_who_may_scan(url: str) -> None:
+    _table(url, "expiring")
+    admin = client(url, "admin")
+    admin.update_time_to_live(TableName="expiring", TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    admin.put_item(TableName="expiring", Item={"pk": {"S": "soon"}, "exp": {"N": str(int(time.time()) + 3600)}})
+    seen = {}
+    for name in ("admin", "noscan"):
+        agent = Browser(url)
+        agent.sign_in(f"AKIA{name.upper()}", f"{name}-secret")
+        shown = agent.send("/console/tables/expiring/streams")
+        assert shown.status == 200
+        seen[name] = "/console/tables/expiring/item?key=" in shown.text
+    assert seen == {"admin": True, "noscan": False}
 
 
 def test_without_auth_the_console_needs_no_sign_in(endpoint: str) -> None:
