@@ -18,15 +18,34 @@ from ..engine.capacity.partitions import starts_of
 from ..engine.engine import Engine
 from ..engine.reads import Page
 from ..engine.schema import Table
-from .web import ConsoleError
+from ..errors import AccessDeniedException
+from .web import CALLER, Authorize, ConsoleError
+
+
+def _authorize() -> Authorize | None:
+    """The signed-in principal's IAM check (with `--auth`): the console may do what its user may, no more."""
+    caller = CALLER.get()
+    return None if caller is None else caller.authorize
+
+
+def may(operation: str, request: dict[str, Any]) -> bool:
+    """Whether the signed-in user may run this operation, for what the console reads past the API."""
+    authorize = _authorize()
+    if authorize is None:
+        return True
+    try:
+        authorize(operation, request, False)
+    except AccessDeniedException:
+        return False
+    return True
 
 
 def call(engine: Engine, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-    return handle(engine, operation, request)
+    return handle(engine, operation, request, authorize=_authorize())
 
 
 def stream_call(engine: Engine, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-    return handle(engine, operation, request, STREAMS_SERVICE)
+    return handle(engine, operation, request, STREAMS_SERVICE, authorize=_authorize())
 
 
 def table_of(engine: Engine, name: str) -> Table:
@@ -78,6 +97,9 @@ def ttl_status(engine: Engine, name: str) -> dict[str, Any]:
 def read_pages(engine: Engine, operation: str, request: dict[str, Any]) -> tuple[dict[str, Any], Page]:
     """Query or Scan as `handle` runs it, also returning the engine's page (bytes read before the filter)."""
     validate_request(operation, request)
+    authorize = _authorize()
+    if authorize is not None:  # as `handle` does (the console names tables by name, never by ARN)
+        authorize(operation, request, False)
     sink: list[Page] = []
     handler = api_reads.query if operation == "Query" else api_reads.scan
     answer = handler(engine, request, pages=sink)

@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from .values import describe_value, dynamodb_json, plain_json, type_label
+from .web import CALLER, Caller
 
 _ENV = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -38,6 +40,20 @@ def _units(value: float | None) -> str:
     return f"{value:g}"
 
 
+def _csrf_field() -> Markup:
+    """The hidden CSRF field every POST form carries (empty without `--auth`: no session to protect)."""
+    caller = CALLER.get()
+    if caller is None:
+        return Markup("")
+    return Markup('<input type="hidden" name="csrf" value="%s">') % escape(caller.csrf)
+
+
+def _caller() -> Caller | None:
+    return CALLER.get()
+
+
+_ENV.globals["csrf_field"] = _csrf_field
+_ENV.globals["caller"] = _caller
 _ENV.filters["bytes"] = _bytes
 _ENV.filters["units"] = _units
 

@@ -13,6 +13,7 @@ from . import collections, items, queries, streams, tables
 from .render import render
 from .web import (
     AUTHORIZER,
+    CALLER,
     FORM,
     Answer,
     ConsoleError,
@@ -41,6 +42,8 @@ _TABLE_VIEWS: dict[tuple[str, str], View] = {
     ("POST", "item"): items.save_item,
     ("POST", "item/delete"): items.delete_item,
     ("GET", "streams"): streams.streams_page,
+    ("GET", "partitions"): tables.partitions_json,
+    ("GET", "hot-keys"): tables.hot_keys_json,
 }
 
 
@@ -64,7 +67,11 @@ def answer(engine: Engine, method: str, headers: dict[bytes, bytes], path: bytes
         denied = authorize(request)
         if denied is not None:
             return denied
-        return _route(engine, request)
+        token = CALLER.set(request.caller)
+        try:
+            return _route(engine, request)
+        finally:
+            CALLER.reset(token)
     except ConsoleError as error:
         return html(render("error.html", status=error.status, message=error.message), error.status)
     except DynamoDBError as error:

@@ -15,7 +15,7 @@ import orjson
 
 from ..engine.engine import Engine
 from ..engine.ttl_index import row_of, table_range
-from .engine_calls import describe, stream_call, table_of, ttl_status
+from .engine_calls import describe, may, stream_call, table_of, ttl_status
 from .items import item_url
 from .items_table import table_key_names
 from .render import render
@@ -90,8 +90,8 @@ def _latest_records(engine: Engine, doc: dict[str, Any]) -> list[dict[str, Any]]
 
 def _expiring(engine: Engine, table: Any, doc: dict[str, Any]) -> list[dict[str, Any]]:
     ttl = table.description.get("_TimeToLive") or {}
-    if ttl.get("status") != "ENABLED":
-        return []
+    if ttl.get("status") != "ENABLED" or not may("Scan", {"TableName": doc["TableName"]}):
+        return []  # read from the TTL index, past the API: shown to whoever may Scan the table
     now = engine.clock.now()
     attribute = ttl["attribute"]
     out = []

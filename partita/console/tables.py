@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ..engine.engine import Engine
 from .engine_calls import (
     all_table_names,
@@ -17,7 +19,7 @@ from .engine_calls import (
 )
 from .heat import strip
 from .render import render
-from .web import Answer, ConsoleError, Request, html, redirect, table_url
+from .web import Answer, ConsoleError, Request, html, json_answer, redirect, table_url
 
 KEY_TYPES = ("S", "N", "B")
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
@@ -189,6 +191,19 @@ def table_page(engine: Engine, request: Request, name: str) -> Answer:
         maps.append({"index": ix["IndexName"], "label": f"GSI {ix['IndexName']}", "strip": strip(found),
                      "hot": hottest(engine, table, ix["IndexName"])})
     return html(render("table.html", table=summary, maps=maps, hash_names=_hash_names(doc)))
+
+
+def partitions_json(engine: Engine, request: Request, name: str) -> Answer:
+    """The partition map the strip redraws live: `/partita/v1/tables/{name}/partitions`'s JSON, but
+    behind the console's sign-in and the user's DescribeTable permission (a browser cannot sign
+    the admin API's request under `--auth`)."""
+    describe(engine, name)
+    return json_answer(orjson.dumps(partitions(engine, table_of(engine, name), request.arg("index") or None)))
+
+
+def hot_keys_json(engine: Engine, request: Request, name: str) -> Answer:
+    describe(engine, name)
+    return json_answer(orjson.dumps(hottest(engine, table_of(engine, name), request.arg("index") or None)))
 
 
 def _hash_names(doc: dict[str, Any]) -> dict[str, str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qs, quote
 
 Headers = list[tuple[bytes, bytes]]
@@ -30,6 +32,24 @@ class ConsoleError(Exception):
         self.message = message
 
 
+Authorize = Callable[[str, dict[str, Any], bool], None]
+"""As `partita.api.dispatch.Authorize`: the signed-in principal's IAM check for one operation."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is signed in to the console (with `--auth`): shown on every page, checked on every action."""
+
+    name: str
+    csrf: str
+    authorize: Authorize
+
+
+CALLER: ContextVar[Caller | None] = ContextVar("partita_console_caller", default=None)
+"""The caller of the request being answered, set by `routes.answer` around the view, so that
+every engine call (`engine_calls`) and every form (`render`) sees it without each view passing it."""
+
+
 @dataclass
 class Request:
     """One console request: the path below /console, the query string and the form, decoded."""
@@ -39,6 +59,8 @@ class Request:
     query: dict[str, list[str]]
     form: dict[str, list[str]]
     headers: dict[bytes, bytes] = field(default_factory=dict)
+    #: Set by the authorizer when a principal is signed in; None without `--auth`.
+    caller: Caller | None = None
 
     def arg(self, name: str, default: str = "") -> str:
         """A query-string value (the last one sent), or `default`."""

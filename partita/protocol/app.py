@@ -26,8 +26,10 @@ import orjson
 from ..admin import PREFIX as ADMIN_PREFIX
 from ..admin import answer as admin_answer
 from ..api.dispatch import handle
+from ..console.login import Guard
 from ..console.routes import answer as console_answer
 from ..console.routes import is_console
+from ..console.web import allow_all, set_authorizer
 from ..engine.engine import Engine
 from ..errors import (
     DynamoDBError,
@@ -60,9 +62,10 @@ _WELL_FORMED_AUTH = re.compile(
     rb"AWS4-[!-~]* Credential=[!-+\--~]+, ?SignedHeaders=[!-+\--~]+, ?Signature=[!-+\--~]+"
 )
 JSON_REPLY = b"application/x-amz-json-1.0"
-OWN_PATHS = (b"/metrics", b"/console")
-"""Partita's routes beside the admin API: with `--auth` they need a signature too
-(the console's cookie sign-in is the console issue's; until then it is SigV4)."""
+OWN_PATHS = (b"/metrics",)
+"""Partita's routes beside the admin API: with `--auth` they need a signature too.
+The console is not among them: a browser cannot sign, so with `--auth` the
+console asks for a sign-in and a session cookie instead (partita/console/login.py)."""
 TEXT_REPLY = b"text/plain"
 
 MAX_TARGET_BYTES = 16 * 1024
@@ -160,6 +163,8 @@ class PartitaApp:
         self.auth = auth
         self.console = console  # `partita serve --no-console` turns the web console off
         self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
+        if console:
+            set_authorizer(allow_all if auth is None else Guard(engine, auth, auth.secure_transport).check)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]

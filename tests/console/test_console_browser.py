@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from botocore.exceptions import ClientError
 from capacity_helpers import strict_client
 from conftest import STORE, Server, create_table, launch
 from console_helpers import browser, item_path, make_table, page, request, screenshot  # noqa: F401
+from test_console_login import _auth, _table
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +166,35 @@ def test_item_page_sets_binary_and_a_concurrent_edit(page: Any, ddb: Any, endpoi
     page.wait_for_function("() => document.querySelectorAll('#records tr.record').length === 4")
     assert re.match(r"REMOVE", page.locator("#records tr.record").first.inner_text())
     screenshot(page, "streams")
+
+
+def test_signing_in_and_out_in_chromium(page: Any, tmp_path: Path) -> None:  # noqa: F811 (the imported fixture)
+    """The sign-in form in a real browser (here, not in test_console_login.py: one Playwright per process)."""
+    srv = launch("--in-memory", "--auth", str(_auth(tmp_path)))
+    try:
+        _signing_in_and_out(page, srv.url)
+    finally:
+        srv.stop()
+
+
+def _signing_in_and_out(page: Any, url: str) -> None:  # noqa: F811 (the imported fixture)
+    _table(url, "in-chromium")
+    page.goto(url + "/console/tables/in-chromium")
+    assert page.url.startswith(url + "/console/login?next=")
+    form = page.locator("#login")
+    form.locator("input[name=access_key_id]").fill("AKIACAREFUL")
+    form.locator("input[name=secret_access_key]").fill("careful-secret")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(url + "/console/tables/in-chromium")
+    assert page.locator("#logout small").inner_text() == "careful"
+    # The live strip polls the console's own JSON, which the session cookie opens.
+    page.wait_for_function("() => document.getElementById('maps').hasAttribute('data-refreshed')")
+    assert page.context.cookies()[0]["httpOnly"] is True
+    page.goto(url + "/console")
+    page.locator('tr[data-table="in-chromium"] form.delete-table button').click()  # the dialog is accepted
+    assert "is not authorized to perform: dynamodb:DeleteTable" in page.locator("#error-message").inner_text()
+    page.goto(url + "/console")
+    page.locator("#logout button").click()
+    page.wait_for_url(url + "/console/login")
+    page.goto(url + "/console")
+    assert page.url.startswith(url + "/console/login")

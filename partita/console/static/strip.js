@@ -1,11 +1,11 @@
-// Live partition strips: polls the introspection API (/partita/v1/tables/{name}/partitions and
-// /hot-keys) and redraws each strip and hot-key table with DOM calls; values go in as text only.
+// Live partition strips: polls /console/tables/{name}/partitions and /hot-keys (the introspection
+// API's JSON, behind the console's sign-in) and redraws each strip and hot-key table with DOM calls; values go in as text only.
 "use strict";
 (function () {
   var maps = document.getElementById("maps");
   if (!maps) return;
   var table = maps.getAttribute("data-table");
-  var base = "/partita/v1/tables/" + encodeURIComponent(table);
+  var base = "/console/tables/" + encodeURIComponent(table);
 
   function load(p) { return p.read_units_per_minute / 3000 + p.write_units_per_minute / 1000; }
   function fmt(n) { return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100); }

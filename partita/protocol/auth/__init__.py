@@ -53,6 +53,7 @@ policy allowing it (`"Action": "*"` or `"partita:*"`) on resource `*`."""
 class Authenticator:
     def __init__(self, path: Path, region: str, secure_transport: bool = False) -> None:
         self.principals = Principals(path)
+        self.secure_transport = secure_transport  # the console's cookie is Secure over TLS
         self.region = region
         self._secure = ["true" if secure_transport else "false"]
         self._scope_tail = f"/{region}/{SERVICE}/{TERMINATOR}".encode()
