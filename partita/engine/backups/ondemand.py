@@ -200,7 +200,8 @@ class OnDemandBackups:
             if high is not None and created >= round(high * 1000):
                 continue
             docs.append(doc)
-        docs.sort(key=lambda d: (d["created"], d["arn"]))
+        # Creation order: two backups in one millisecond share `created`; snapshot ids only grow.
+        docs.sort(key=lambda d: (d["created"], d.get("snap", 0), d["arn"]))
         start = request.get("ExclusiveStartBackupArn")
         if start is not None:
             after = [i for i, d in enumerate(docs) if d["arn"] == start]
