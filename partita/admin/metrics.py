@@ -35,7 +35,7 @@ class CapacityCollector(Collector):
         items = GaugeMetricFamily("partita_item_count", "Items (index entries) stored", labels=labels)
         size = GaugeMetricFamily("partita_size_bytes", "Bytes stored, by DynamoDB's item size", labels=labels)
         partitions = GaugeMetricFamily("partita_partitions", "Partitions in the partition map", labels=labels)
-        engine.meter.hot.flush(engine.clock.now())
+        engine.meter.publish()
         for name in list(engine.catalog.names(None)):
             table = engine.catalog.get(name)
             if table is None:

@@ -5,10 +5,9 @@ units are shared by every process serving it), so the token buckets and the
 usage windows live in a small memory map beside the store (an anonymous map
 for `--in-memory`, which has one process). A slot is found by open
 addressing on its key (table id, resource tag, partition start), claimed
-under the region's lock, and then cached per process, so a request costs one
-lock (a `lockf` on the file when several processes may share it) and a few
-`struct` reads and writes, with no store access and no allocation beyond
-the numbers themselves.
+under the region's lock, and then cached per process. The lock is a `lockf`
+on the file when several processes may share it; the meter takes it only
+when a process settles its leases (meter.py), not on every request.
 """
 
 from __future__ import annotations
@@ -23,6 +22,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _KEY = struct.Struct("<IIQ")  # table id, tag (0 = free), partition start / key digest
+
+
+def slot_key(buffer: mmap.mmap, at: int) -> tuple[int, int, int]:
+    """The key (table id, tag, start) of the slot at `at`; tag 0 when free."""
+    return _KEY.unpack_from(buffer, at)  # type: ignore[return-value]
 
 
 class SlotTable:
