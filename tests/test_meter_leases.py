@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from partita.engine.capacity.meter import LEASE_SECONDS, WRITE, Charge, Meter, Resource
+from partita.engine.capacity.meter import LEASE_TTL, WRITE, Charge, Meter, Resource
 from partita.engine.capacity.partitions import even_starts
 from partita.errors import DynamoDBError
 
@@ -75,8 +75,9 @@ def test_unspent_leases_return_to_the_bucket(tmp_path: Path) -> None:
     first, second = Meter(clock, path, True), Meter(clock, path, True)  # type: ignore[arg-type]
     mine, theirs = _resource(True, 40_000.0), _resource(True, 40_000.0)
     first.charge([(mine, WRITE, 5, 1.0, None, b"")])  # the partition: 1000 - 1, and a lease of 50 taken out
-    clock.value += LEASE_SECONDS  # the lease expired unspent; the bucket refilled 50 meanwhile
-    first.publish()  # gives the 49 back: 949 + 50 + 49, capped at the 1000 a partition holds
-    assert _drain([(second, theirs)], 1.0) == 1000  # without the return: 999
+    assert _drain([(second, theirs)], 1.0) == 949  # the other process gets the rest, not the lease
+    clock.value += LEASE_TTL  # the lease expired unspent; the bucket refilled 500 meanwhile
+    first.publish()  # the tick gives the 50 back
+    assert _drain([(second, theirs)], 1.0) == 550  # without the return: 500
     for meter in (first, second):
         meter.close()

@@ -22,15 +22,16 @@ then all are debited, so a throttled request consumes nothing.
 Why leases: locking the shared file and unpacking two slots on every request
 cost about as much as the request itself. So each process takes a *lease*
 from a bucket when it settles with it: up to 50 ms of the bucket's rate,
-taken out of the shared tokens. Requests then spend from their leases with
-no lock, no system call and no allocation; a request the leases cannot pay
-(or that comes after a lease's 50 ms) settles under the lock: the lease's
+taken out of the shared tokens, to spend within 0.5 s. Requests then spend
+from their leases with no lock, no system call and no allocation; a request
+the leases cannot pay (or that comes after a lease's 0.5 s) settles under
+the lock: the lease's
 spent units go into the shared usage windows, its unspent tokens go back
 into the bucket, and the request is checked against the shared bucket
 exactly as without leases. Tokens are conserved, so one process throttles
 exactly where a lease-free meter would; with several processes, at most 50
 ms of a bucket's rate per process sits in another process's lease until it
-is spent or expires. A bucket whose 50 ms is less than a request's units
+is spent or expires (0.5 s; an idle process's tick gives it back then). A bucket whose 50 ms is less than a request's units
 (the small tables throttle tests use) grants no lease, and every request
 settles. Usage reaches the shared windows when a lease settles, at the
 latest at the next background tick (`publish`, every 0.25 s) of the
@@ -86,6 +87,8 @@ LEVEL = 0x10000
 SLOTS = 4096
 #: How much of a bucket's rate one lease takes, in seconds.
 LEASE_SECONDS = 0.05
+#: How long a lease may be spent before the process settles it again.
+LEASE_TTL = 0.5
 _INF = float("inf")
 
 
@@ -345,7 +348,7 @@ class Meter:
                             failure, failed_entries = (charge, entry[0].limit()), (part_entry, level_entry)
                             break
             if failure is None:
-                until = now + LEASE_SECONDS
+                until = now + LEASE_TTL
                 for lease, fields, units in work.values():
                     count(fields, units, now)
                     if enforce:
