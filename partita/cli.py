@@ -102,6 +102,14 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         "units per second per partition, on-demand maxima (off by default, as DynamoDB Local)",
     )
     serve.add_argument(
+        "--table-max-units",
+        type=_positive_int,
+        default=40_000,
+        metavar="UNITS",
+        help="per-table quota of read and of write units per second (default 40,000, as DynamoDB's): "
+        "DescribeLimits reports it, and --emulate-throughput caps on-demand tables at it",
+    )
+    serve.add_argument(
         "--partition-size-limit",
         type=_positive_int,
         default=10 * 1024**3,
@@ -258,6 +266,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         # workers; PostgreSQL servers keep them per process for now (docs/decisions.md).
         capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
         partition_size_limit=args.partition_size_limit,
+        table_max_units=args.table_max_units,
     )
 
 

@@ -27,7 +27,7 @@ class FrozenClock:
 
 def _resource(on_demand: bool, rate: float) -> Resource:
     return Resource(7, "Table", "", "arn:aws:dynamodb:us-east-1:000000000000:table/t", 1, even_starts(4),
-                    on_demand, (rate, rate), (None, None))
+                    on_demand, (rate, rate), (None, None), 40_000.0)
 
 
 def _drain(meters: list[tuple[Meter, Resource]], units: float, limit: int = 100_000) -> int:

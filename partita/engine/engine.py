@@ -8,7 +8,7 @@ from ..storage.base import Store
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
-from .capacity.partitions import PARTITION_SIZE_LIMIT
+from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
 from .capacity.splits import PartitionSplitter
 from .catalog import Catalog
 from .clock import Clock
@@ -43,13 +43,14 @@ class Engine:
         emulate_throughput: bool = False,
         capacity_path: Path | None = None,
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
+        table_max_units: int = TABLE_MAX_UNITS,
     ) -> None:
         self.store = store
         self.region = region
         self.ttl_delay = ttl_delay
         self.clock = Clock(store)
         #: Token buckets and usage counters, shared by the workers through `capacity_path`.
-        self.meter = Meter(self.clock, capacity_path, emulate_throughput)
+        self.meter = Meter(self.clock, capacity_path, emulate_throughput, float(table_max_units))
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)

@@ -71,12 +71,13 @@ from .partitions import (
     PARTITION_READ_UNITS,
     PARTITION_WRITE_UNITS,
     TABLE_MAP,
+    TABLE_MAX_UNITS,
     is_on_demand,
     starts_of,
     throughput_of,
 )
 from .shared import SharedRegion, slot_key
-from .throttle import KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
+from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
 
 __all__ = ["DIMENSIONS", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
 
@@ -121,16 +122,20 @@ class Lease:
         maximum = res.maxima[dim]
         if maximum is not None:
             return maximum, maximum
-        rate = max(res.rates[dim], 2 * fields[PEAK])  # warm throughput, or twice the peak second
+        # Warm throughput, or twice the peak second, up to the per-table quota.
+        rate = min(max(res.rates[dim], 2 * fields[PEAK]), res.quota)
         return rate, rate
 
-    def limit(self) -> str:
+    def limit(self, fields: list[float]) -> str:
         """The ThrottlingReason limit type of this bucket."""
         if not self.level:
             return KEY_RANGE
-        if not self.res.on_demand:
+        res = self.res
+        if not res.on_demand:
             return PROVISIONED
-        return KEY_RANGE if self.res.maxima[self.dim] is None else MAX_ON_DEMAND_LIMIT
+        if res.maxima[self.dim] is not None:
+            return MAX_ON_DEMAND_LIMIT
+        return ACCOUNT_LIMIT if max(res.rates[self.dim], 2 * fields[PEAK]) >= res.quota else KEY_RANGE
 
 
 @dataclass(slots=True, eq=False)
@@ -148,6 +153,8 @@ class Resource:
     rates: tuple[float, float]
     #: OnDemandThroughput maxima (read, write), None where there is none.
     maxima: tuple[float | None, float | None]
+    #: The per-table quota an on-demand table or GSI scales up to (DescribeLimits).
+    quota: float
     #: This process's leases, per dimension: one per partition number, and the table's (or GSI's).
     parts: tuple[list[Lease | None], list[Lease | None]] = field(init=False)
     levels: list[Lease | None] = field(init=False)
@@ -164,7 +171,7 @@ def _maximum(doc: dict[str, Any], member: str) -> float | None:
     return None if value is None or value < 0 else float(value)
 
 
-def resources_of(table: Table) -> dict[str, Resource]:
+def resources_of(table: Table, quota: float = TABLE_MAX_UNITS) -> dict[str, Resource]:
     """The table ("") and each GSI, with their partition maps and limits."""
     description = table.description
     on_demand = is_on_demand(description)
@@ -172,7 +179,7 @@ def resources_of(table: Table) -> dict[str, Resource]:
         TABLE_MAP: Resource(
             table.table_id, "Table", TABLE_MAP, description["TableArn"], 1, starts_of(description),
             on_demand, throughput_of(description, on_demand),
-            (_maximum(description, "MaxReadRequestUnits"), _maximum(description, "MaxWriteRequestUnits")),
+            (_maximum(description, "MaxReadRequestUnits"), _maximum(description, "MaxWriteRequestUnits")), quota,
         )
     }
     for doc in description.get("GlobalSecondaryIndexes") or []:
@@ -182,7 +189,7 @@ def resources_of(table: Table) -> dict[str, Resource]:
         out[index.name] = Resource(
             table.table_id, "Index", index.name, doc.get("IndexArn", f"{description['TableArn']}/index/{index.name}"),
             index.index_id + 1, starts_of(description, index.name), on_demand, throughput_of(doc, on_demand),
-            (_maximum(doc, "MaxReadRequestUnits"), _maximum(doc, "MaxWriteRequestUnits")),
+            (_maximum(doc, "MaxReadRequestUnits"), _maximum(doc, "MaxWriteRequestUnits")), quota,
         )
     return out
 
@@ -195,9 +202,11 @@ _Entry = list[Any]
 
 
 class Meter:
-    def __init__(self, clock: Clock, path: Path | None, enforcing: bool) -> None:
+    def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS) -> None:
         self.clock = clock
         self.enforcing = enforcing
+        #: Units per second one on-demand table or GSI may reach (DescribeLimits' TableMax*).
+        self.table_quota = table_quota
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
         self.slots, hot_table = self.region.tables
         self.hot = HotKeys(hot_table, self.region.lock)
@@ -212,7 +221,7 @@ class Meter:
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
             return cached[1]
-        found = resources_of(table)
+        found = resources_of(table, self.table_quota)
         if cached is not None:  # new limits or a new map: settle the old leases first
             with self._lock:
                 self._publish(self.clock.now(), self._leases.pop(table.table_id, []), True)
@@ -345,7 +354,7 @@ class Meter:
                 if enforce and failure is None:
                     for entry in (part_entry, level_entry):
                         if not _pays(entry):
-                            failure, failed_entries = (charge, entry[0].limit()), (part_entry, level_entry)
+                            failure, failed_entries = (charge, entry[0].limit(entry[1])), (part_entry, level_entry)
                             break
             if failure is None:
                 until = now + LEASE_TTL
