@@ -67,7 +67,7 @@ class Engine:
         self.streams = StreamReader(store, self.clock)
         self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay)
         self.duties = Duties(store)
-        self.duties.add_local(self.meter.publish)
+        self.duties.add_local(self.meter.tick)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
         self.insights = ContributorInsights(store, self.catalog, self.clock)

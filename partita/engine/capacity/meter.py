@@ -33,9 +33,10 @@ exactly where a lease-free meter would; with several processes, at most 50
 ms of a bucket's rate per process sits in another process's lease until it
 is spent or expires (0.5 s; an idle process's tick gives it back then). A bucket whose 50 ms is less than a request's units
 (the small tables throttle tests use) grants no lease, and every request
-settles. Usage reaches the shared windows when a lease settles, at the
-latest at the next background tick (`publish`, every 0.25 s) of the
-process, so another worker's /metrics lags by at most a tick.
+settles. Usage reaches the shared windows when a lease settles, and at
+the latest 0.25 s later (`publish`, from the request path, or from the
+background tick in an idle process), so another worker's /metrics lags by
+at most about that.
 
 With the emulation off, the limits are not checked and leases never run
 out; usage is still counted for tables with Contributor Insights enabled.
@@ -91,6 +92,10 @@ LEASE_SECONDS = 0.05
 #: How long a lease may be spent before the process settles it again.
 LEASE_TTL = 0.5
 _INF = float("inf")
+#: Units between two requests the hot-key ranking samples, on a table without Contributor Insights.
+HOT_SAMPLE_UNITS = 8.0
+#: How often a busy process adds its leases' usage and its hot keys to the shared region.
+PUBLISH_SECONDS = 0.25
 
 
 class Lease:
@@ -158,12 +163,17 @@ class Resource:
     #: This process's leases, per dimension: one per partition number, and the table's (or GSI's).
     parts: tuple[list[Lease | None], list[Lease | None]] = field(init=False)
     levels: list[Lease | None] = field(init=False)
+    #: Contributor Insights is on for the table: every key's units are ranked, not a sample.
+    exact: bool = False
     hot_token: tuple[int, int] = field(init=False)
+    #: Units (read, write) since the last request sampled for the hot-key ranking.
+    hot_debt: list[float] = field(init=False)
 
     def __post_init__(self) -> None:
         self.parts = ([None] * len(self.starts), [None] * len(self.starts))
         self.levels = [None, None]
         self.hot_token = (self.table_id, self.tag)
+        self.hot_debt = [0.0, 0.0]
 
 
 def _maximum(doc: dict[str, Any], member: str) -> float | None:
@@ -180,6 +190,7 @@ def resources_of(table: Table, quota: float = TABLE_MAX_UNITS) -> dict[str, Reso
             table.table_id, "Table", TABLE_MAP, description["TableArn"], 1, starts_of(description),
             on_demand, throughput_of(description, on_demand),
             (_maximum(description, "MaxReadRequestUnits"), _maximum(description, "MaxWriteRequestUnits")), quota,
+            table.insights,
         )
     }
     for doc in description.get("GlobalSecondaryIndexes") or []:
@@ -190,6 +201,7 @@ def resources_of(table: Table, quota: float = TABLE_MAX_UNITS) -> dict[str, Reso
             table.table_id, "Index", index.name, doc.get("IndexArn", f"{description['TableArn']}/index/{index.name}"),
             index.index_id + 1, starts_of(description, index.name), on_demand, throughput_of(doc, on_demand),
             (_maximum(doc, "MaxReadRequestUnits"), _maximum(doc, "MaxWriteRequestUnits")), quota,
+            table.insights,
         )
     return out
 
@@ -213,8 +225,12 @@ class Meter:
         self._resources: dict[int, tuple[dict[str, Any], dict[str, Resource]]] = {}
         #: Every lease of this process, by table id (for publish and for retiring them).
         self._leases: dict[int, list[Lease]] = {}
-        #: Guards the leases and pending hot keys against the background tick's publish.
+        #: Guards the leases and pending hot keys against the background tick's publish. The
+        #: request thread publishes itself while busy, so the tick (taking the lock without
+        #: waiting) only publishes for an idle process: a request never waits on a background
+        #: thread that the OS descheduled while it held the lock.
         self._lock = threading.Lock()
+        self._due = 0.0  # when the request path publishes next
 
     def resources(self, table: Table) -> dict[str, Resource]:
         """Resources of `table`, cached until its description changes (a new catalog entry)."""
@@ -234,6 +250,8 @@ class Meter:
         """Admit and debit `charges` together, or raise the throttling exception and debit nothing."""
         now = self.clock.now()
         with self._lock:
+            if now >= self._due:
+                self._publish_all(now)
             if len(charges) == 1:  # the common case, without the bookkeeping of recurring buckets
                 charge = charges[0]
                 res, dim, units = charge[0], charge[1], charge[3]
@@ -246,7 +264,7 @@ class Meter:
                     level.tokens -= units
                     level.used += units
                     if charge[4] is not None:
-                        self.hot.add(charge, units, False, now)
+                        self._rank(charge, units, now)
                     return
             elif self._spend(charges, now):
                 return
@@ -254,9 +272,7 @@ class Meter:
             if failure is None:
                 for charge in charges:
                     if charge[4] is not None:
-                        self.hot.add(charge, charge[3], False, now)
-                if now - self.hot.flushed >= 1.0:
-                    self.hot.flush(now)
+                        self._rank(charge, charge[3], now)
                 return
             failed, limit = failure
             if failed[4] is not None:
@@ -287,8 +303,31 @@ class Meter:
             lease.used += units
         for charge in charges:
             if charge[4] is not None:
-                self.hot.add(charge, charge[3], False, now)
+                self._rank(charge, charge[3], now)
         return True
+
+    def _rank(self, charge: Charge, units: float, now: float) -> None:
+        """Count an admitted charge for the hot-key ranking: every one, or a sample by units.
+
+        Without Contributor Insights, one request per `HOT_SAMPLE_UNITS` units
+        consumed is counted, carrying those units (systematic sampling in
+        proportion to units): a key's expected share is its true share, a key
+        using that many units per request is never missed, and a uniform
+        workload of small requests costs one count in 16 reads. Throttles are
+        always counted.
+        """
+        res = charge[0]
+        if res.exact:
+            self.hot.add(charge, units, False, now)
+            return
+        debt = res.hot_debt
+        dim = charge[1]
+        owed = debt[dim] + units
+        if owed >= HOT_SAMPLE_UNITS:
+            debt[dim] = 0.0
+            self.hot.add(charge, owed, False, now)
+        else:
+            debt[dim] = owed
 
     def _lease(self, res: Resource, dim: int, number: int | None) -> Lease | None:
         """The lease of a partition (by number) or, for None, of the table/GSI; None if the region is full."""
@@ -383,14 +422,28 @@ class Meter:
     def publish(self) -> None:
         """Bring the shared windows up to date with this process's leases and hot keys.
 
-        Readers call it before reading; the background tick calls it in every
-        process, so what one worker spent reaches the others within a tick,
-        and an expired lease's tokens go back to their bucket.
+        Readers call it before reading; the request path calls it every
+        `PUBLISH_SECONDS`, so what one worker spent reaches the others within
+        that, and an expired lease's tokens go back to their bucket.
         """
         now = self.clock.now()
         with self._lock:
-            self._publish(now, [lease for leases in self._leases.values() for lease in leases], False)
-            self.hot.flush(now)
+            self._publish_all(now)
+
+    def tick(self) -> None:
+        """The background tick: publish for a process that has had no request for a while."""
+        now = self.clock.now()
+        if now < self._due + PUBLISH_SECONDS or not self._lock.acquire(blocking=False):
+            return
+        try:
+            self._publish_all(now)
+        finally:
+            self._lock.release()
+
+    def _publish_all(self, now: float) -> None:
+        self._due = now + PUBLISH_SECONDS
+        self._publish(now, [lease for leases in self._leases.values() for lease in leases], False)
+        self.hot.flush(now)
 
     def _publish(self, now: float, leases: list[Lease], retire: bool) -> None:
         buf = self.slots.buffer
