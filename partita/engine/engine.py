@@ -10,6 +10,7 @@ from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
 from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
 from .capacity.splits import PartitionSplitter
+from .capacity.stats import ProcessStats
 from .catalog import Catalog
 from .clock import Clock
 from .control.backups import BackupOps
@@ -50,11 +51,13 @@ class Engine:
         self.ttl_delay = ttl_delay
         self.clock = Clock(store)
         #: Token buckets and usage counters, shared by the workers through `capacity_path`.
+        #: Requests by operation and outcome, latencies, stream records and TTL deletions (/metrics).
+        self.stats = ProcessStats(None if capacity_path is None else capacity_path.parent / "partita.metrics")
         self.meter = Meter(self.clock, capacity_path, emulate_throughput, float(table_max_units))
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
-        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region))
+        rules = WriteRules(item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region, self.stats))
         self.items = ItemOps(store, self.tables, rules, self.meter)
         self.batch = BatchOps(store, rules, self.meter)
         self.transactions = TransactionOps(store, rules, self.clock, meter=self.meter)
@@ -65,9 +68,10 @@ class Engine:
         self.backups = BackupOps(store, self.catalog, self.clock)
         self.policies = PolicyOps(store, self.catalog, region, self.clock)
         self.streams = StreamReader(store, self.clock)
-        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay)
+        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay, self.stats)
         self.duties = Duties(store)
         self.duties.add_local(self.meter.tick)
+        self.duties.add_local(self.stats.tick)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
         self.insights = ContributorInsights(store, self.catalog, self.clock)
