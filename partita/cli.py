@@ -110,6 +110,14 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         "DescribeLimits reports it, and --emulate-throughput caps on-demand tables at it",
     )
     serve.add_argument(
+        "--split-heat-seconds",
+        type=_positive_int,
+        default=300,
+        metavar="SECONDS",
+        help="split a partition for heat once it has been hot (throttling at, or using 80%% of, its "
+        "ceiling) this many seconds in a streak (default 300; needs --emulate-throughput)",
+    )
+    serve.add_argument(
         "--partition-size-limit",
         type=_positive_int,
         default=10 * 1024**3,
@@ -267,6 +275,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
         partition_size_limit=args.partition_size_limit,
         table_max_units=args.table_max_units,
+        split_heat_seconds=args.split_heat_seconds,
     )
 
 

@@ -9,7 +9,7 @@ from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
 from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
-from .capacity.splits import PartitionSplitter
+from .capacity.splits import SPLIT_HEAT_SECONDS, PartitionSplitter
 from .capacity.stats import ProcessStats
 from .catalog import Catalog
 from .clock import Clock
@@ -45,6 +45,7 @@ class Engine:
         capacity_path: Path | None = None,
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
         table_max_units: int = TABLE_MAX_UNITS,
+        split_heat_seconds: int = SPLIT_HEAT_SECONDS,
     ) -> None:
         self.store = store
         self.region = region
@@ -75,7 +76,8 @@ class Engine:
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
         self.insights = ContributorInsights(store, self.catalog, self.clock)
-        self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit)
+        self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit, self.meter,
+                                          split_heat_seconds)
         self.duties.add(self.splitter.run)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()

@@ -17,10 +17,16 @@ DIMENSIONS = ("Read", "Write")
 
 # tokens, last refill, second id, units this second, units the second before,
 # minute id, units this minute, units the minute before, throttled requests,
-# peak units in one second, total units.
-DIM = struct.Struct("<11d")
+# peak units in one second, total units, hot seconds in the current streak,
+# the last hot second (partition buckets: splits for heat, splits.py).
+DIM = struct.Struct("<13d")
 DIM_SIZE = DIM.size
-TOKENS, LAST, SEC, SEC_UNITS, PREV_SEC, MIN, MIN_UNITS, PREV_MIN, THROTTLED, PEAK, TOTAL = range(11)
+(TOKENS, LAST, SEC, SEC_UNITS, PREV_SEC, MIN, MIN_UNITS, PREV_MIN, THROTTLED, PEAK, TOTAL,
+ HOT_STREAK, LAST_HOT) = range(13)
+#: A partition is hot in a second when it throttled a request or used this share of its ceiling.
+HOT_SHARE = 0.8
+#: A streak of hot seconds ends after this many seconds without one.
+COOL_SECONDS = 60.0
 SLOT_BYTES = 16 + 2 * DIM_SIZE
 
 
@@ -36,10 +42,23 @@ def refill(fields: list[float], rate: float, capacity: float, now: float) -> flo
     return tokens
 
 
-def roll(fields: list[float], now: float) -> None:
-    """Move the second and minute windows to `now`."""
+def mark_hot(fields: list[float], second: float) -> None:
+    """Count `second` in the partition's streak of hot seconds (once per second)."""
+    last = fields[LAST_HOT]
+    if last == second:
+        return
+    if second < last:
+        return  # published late: that second is already past the streak's end
+    fields[HOT_STREAK] = fields[HOT_STREAK] + 1 if last and second - last <= COOL_SECONDS else 1.0
+    fields[LAST_HOT] = second
+
+
+def roll(fields: list[float], now: float, ceiling: float = 0.0) -> None:
+    """Move the second and minute windows to `now` (a partition's `ceiling` marks hot seconds)."""
     second = float(int(now))
     if fields[SEC] != second:
+        if ceiling and fields[SEC_UNITS] >= HOT_SHARE * ceiling:
+            mark_hot(fields, fields[SEC])
         fields[PEAK] = max(fields[PEAK], fields[SEC_UNITS])
         fields[PREV_SEC] = fields[SEC_UNITS] if fields[SEC] == second - 1 else 0.0
         fields[SEC] = second
@@ -51,10 +70,10 @@ def roll(fields: list[float], now: float) -> None:
         fields[MIN_UNITS] = 0.0
 
 
-def count(fields: list[float], units: float, now: float) -> None:
+def count(fields: list[float], units: float, now: float, ceiling: float = 0.0) -> None:
     """Add consumed units to the windows and the total, as of `now`."""
     if fields[SEC] != float(int(now)) or fields[MIN] != float(int(now // 60)):
-        roll(fields, now)
+        roll(fields, now, ceiling)
     fields[SEC_UNITS] += units
     fields[MIN_UNITS] += units
     fields[TOTAL] += units
@@ -70,7 +89,7 @@ def usage(buf: Any, slot: int | None, now: float) -> dict[str, float]:
     out: dict[str, float] = {}
     for dim, name in enumerate(("read", "write")):
         if slot is None:
-            fields = [0.0] * 11
+            fields = [0.0] * 13
         else:
             fields = list(DIM.unpack_from(buf, slot + 16 + dim * DIM_SIZE))
             roll(fields, now)
@@ -79,5 +98,6 @@ def usage(buf: Any, slot: int | None, now: float) -> dict[str, float]:
         out[f"{name}_throttled"] = fields[THROTTLED]
         out[f"{name}_units_total"] = fields[TOTAL]
         out[f"{name}_peak_second"] = max(fields[PEAK], fields[SEC_UNITS])
+        out[f"{name}_hot_streak"] = fields[HOT_STREAK] if now - fields[LAST_HOT] <= COOL_SECONDS else 0.0
     out["throttled_requests"] = out["read_throttled"] + out["write_throttled"]
     return out

@@ -63,6 +63,12 @@ def partition_map(meter: Meter, store: Any, table: Table, res: Resource) -> dict
         "write_units_per_second": whole["write_units_per_second"],
         "throttled_requests": int(whole["throttled_requests"]),
         "partitions": parts,
+        # the splits of this table or index, newest last: where (hash), which rule (size, heat), when
+        "splits": [
+            {"hash": s["hash"], "rule": s["rule"], "time": s["time"]}
+            for s in table.description.get("_PartitionSplits") or []
+            if (s["index"] or TABLE_MAP) == res.name
+        ],
     }
 
 

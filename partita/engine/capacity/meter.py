@@ -56,6 +56,8 @@ from .buckets import (
     DIM,
     DIM_SIZE,
     DIMENSIONS,
+    HOT_STREAK,
+    LAST_HOT,
     PEAK,
     READ,
     SLOT_BYTES,
@@ -63,6 +65,7 @@ from .buckets import (
     TOKENS,
     WRITE,
     count,
+    mark_hot,
     refill,
     usage,
 )
@@ -102,7 +105,7 @@ PUBLISH_SECONDS = 0.25
 class Lease:
     """Tokens of one shared bucket this process may spend without the lock, until `until`."""
 
-    __slots__ = ("slot", "key", "at", "res", "dim", "level", "tokens", "until", "used")
+    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used")
 
     def __init__(self, slot: int, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
         self.slot = slot
@@ -111,6 +114,7 @@ class Lease:
         self.res = res
         self.dim = dim
         self.level = level  # the table's (or GSI's) bucket, not a partition's
+        self.ceiling = 0.0 if level else CEILINGS[dim]  # a partition's, for its hot seconds
         self.tokens = 0.0
         self.until = 0.0
         self.used = 0.0  # units spent and not yet added to the shared windows
@@ -397,7 +401,7 @@ class Meter:
             return entry
         fields = list(DIM.unpack_from(self.slots.buffer, lease.at))
         if lease.used:
-            count(fields, lease.used, now)
+            count(fields, lease.used, now, lease.ceiling)
             lease.used = 0.0
         if self.enforcing:
             rate, capacity = lease.bucket(fields)
@@ -421,6 +425,7 @@ class Meter:
         work: dict[int, _Entry] = {}
         failure: tuple[Charge, str] | None = None
         failed_entries: tuple[_Entry, _Entry] | None = None
+        partition_hot = False
         with self.region.lock.held():
             for charge in charges:
                 res, dim, units = charge[0], charge[1], charge[3]
@@ -434,11 +439,12 @@ class Meter:
                     for entry in (part_entry, level_entry):
                         if not _pays(entry):
                             failure, failed_entries = (charge, entry[0].limit(entry[1])), (part_entry, level_entry)
+                            partition_hot = entry is part_entry
                             break
             if failure is None:
                 until = now + LEASE_TTL
                 for lease, fields, units in work.values():
-                    count(fields, units, now)
+                    count(fields, units, now, lease.ceiling)
                     if enforce:
                         fields[TOKENS] -= units
                         rate, capacity = lease.bucket(fields)
@@ -453,6 +459,8 @@ class Meter:
             assert failed_entries is not None
             for entry in failed_entries:
                 entry[1][THROTTLED] += 1
+            if partition_hot:  # the partition's own ceiling: a hot second (splits for heat)
+                mark_hot(failed_entries[0][1], float(int(now)))
             for lease, fields, _ in work.values():
                 DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
         return failure
@@ -496,7 +504,7 @@ class Meter:
                     continue  # the table was deleted (by another worker): its slot is not ours
                 fields = list(DIM.unpack_from(buf, lease.at))
                 if lease.used:
-                    count(fields, lease.used, now)
+                    count(fields, lease.used, now, lease.ceiling)
                     lease.used = 0.0
                 if back:
                     rate, capacity = lease.bucket(fields)
@@ -518,6 +526,19 @@ class Meter:
             else:
                 at = self.slots.find(res.table_id, res.tag, start, create=False)
             return usage(self.slots.buffer, at, now)
+
+    def cool(self, res: Resource, start: int) -> None:
+        """End a partition's streak of hot seconds (it has just split for heat)."""
+        with self.region.lock.held():
+            at = self.slots.find(res.table_id, res.tag, start, create=False)
+            if at is None:
+                return
+            for dim in (READ, WRITE):
+                offset = at + 16 + dim * DIM_SIZE
+                fields = list(DIM.unpack_from(self.slots.buffer, offset))
+                fields[HOT_STREAK] = 0.0
+                fields[LAST_HOT] = 0.0
+                DIM.pack_into(self.slots.buffer, offset, *fields)
 
     def forget_if_used(self, table: Table) -> None:
         if self.enforcing or INSIGHTS in table.description:
