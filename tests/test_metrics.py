@@ -77,6 +77,7 @@ def test_metrics_are_totals_of_both_workers(start_server: Any, tmp_path: Path) -
     while not matches(_scrape(server.url)):
         assert time.monotonic() < deadline, _scrape(server.url)
         time.sleep(0.2)
+    time.sleep(1.5)  # each worker has written its counts since (at most a second after they changed)
     for _ in range(6):  # settled: every scrape, on either worker, says the same
         text = _scrape(server.url)
         assert matches(text), text

@@ -5,7 +5,8 @@ take a lock and write a memory-mapped file on every increment, several
 microseconds a request for a histogram. Here a request costs two clock
 reads, one dict look-up and a few integer additions in plain Python lists
 of this process; the background tick writes the process's totals to
-`<dir>/<pid>-<start>.json` about once a second (atomically, by rename), and
+`<dir>/<pid>-<start>.json` at its next tick (0.25 s) after a change, and at
+most once a second while requests keep coming (atomically, by rename), and
 a scrape adds every file but its own to its live totals. A worker that died
 leaves its last file, so totals never go down; a new process gets a new file
 name, so nothing is overwritten. Without a data directory (`--in-memory`,
@@ -43,6 +44,10 @@ class ProcessStats:
         self.events: dict[tuple[str, str], float] = {}
         self._file: Path | None = None
         self._written = 0.0
+        #: Requests and events counted (only ever increases; the tick only reads it).
+        self._changes = 0
+        self._seen = 0  # at the last tick
+        self._saved = 0  # at the last write
         if directory is not None:
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -53,6 +58,7 @@ class ProcessStats:
             outcomes = self.requests[operation] = {}
             self.latency[operation] = [0.0] * (len(BUCKETS) + 2)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        self._changes += 1
         histogram = self.latency[operation]
         histogram[bisect_left(BUCKETS, seconds)] += 1
         histogram[-1] += seconds
@@ -60,6 +66,7 @@ class ProcessStats:
     def add(self, name: str, table: str, n: float = 1.0) -> None:
         key = (name, table)
         self.events[key] = self.events.get(key, 0.0) + n
+        self._changes += 1
 
     # -- sharing between workers ------------------------------------------------------
 
@@ -71,13 +78,21 @@ class ProcessStats:
         }
 
     def tick(self) -> None:
-        """Write this process's totals for the other workers, about once a second."""
-        if self._dir is None:
+        """Write this process's totals for the other workers once they changed.
+
+        At once when the process has gone quiet (no change since the last
+        tick), else at most every `WRITE_SECONDS`.
+        """
+        changes = self._changes
+        if self._dir is None or changes == self._saved:
             return
         now = time.monotonic()
-        if now - self._written < WRITE_SECONDS:
+        quiet = changes == self._seen
+        self._seen = changes
+        if not quiet and now - self._written < WRITE_SECONDS:
             return
         self._written = now
+        self._saved = changes
         if self._file is None:
             self._file = self._dir / f"{os.getpid()}-{time.time_ns()}.json"
         temporary = self._file.with_suffix(".tmp")
