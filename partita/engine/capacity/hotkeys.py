@@ -53,13 +53,13 @@ def _heat(fields: tuple[Any, ...], minute: float) -> float:
 
 
 class HotKeys:
-    """Counts gathered per process and added to the shared table about once a second.
+    """Counts gathered per process and added to the shared table every 0.25 s (the meter's publish).
 
     Adding to the shared slots on every request would cost more than the
     rest of the meter (a digest, probes, a JSON key); a ranking per minute
     loses nothing by arriving a second late. A request costs two dict
-    look-ups here. At a flush (the meter's tick, a reader, or about once a
-    second from the request path) only the `KEEP` keys of each table or GSI
+    look-ups here. At a flush (the meter's publish, from the request path or
+    a reader or an idle process's tick) only the `KEEP` keys of each table or GSI
     with the most units and throttles in that interval are added to the
     shared slots: a key outside a process's top 64 of a second is not hot,
     and recording every key of a uniform workload (10,000 distinct keys a
@@ -72,7 +72,6 @@ class HotKeys:
         #: (table id, tag) -> row -> [key, hash, read units, write units, throttles]
         self._pending: dict[tuple[int, int], dict[bytes, list[Any]]] = {}
         self._count = 0
-        self.flushed = 0.0
 
     def add(self, charge: Charge, units: float, throttled: bool, now: float) -> None:
         rows = self._pending.get(charge[0].hot_token)
@@ -96,7 +95,6 @@ class HotKeys:
     def flush(self, now: float) -> None:
         pending, self._pending = self._pending, {}
         self._count = 0
-        self.flushed = now
         if not pending:
             return
         with self._lock.held():
