@@ -372,6 +372,8 @@ class ServerDef:
     name: str
     command: Callable[[int], list[str]]
     missing_hint: str
+    #: members added to every CreateTable of the bench on this server
+    table_options: Json = field(default_factory=dict)
 
     def missing(self) -> str | None:
         exe = self.command(0)[0]
@@ -443,6 +445,24 @@ SERVERS: dict[str, ServerDef] = {
             str(port),
         ],
         "install the project into .venv (pip install -e .)",
+    ),
+    # not run by default: --emulate-throughput, to measure what the throughput emulation costs
+    # (the ratio to "partita" is reported when both run). Its tables are on-demand with a warm
+    # throughput of 120,000 reads / 40,000 writes a second (80 partitions), so that the bench
+    # measures the meter's cost, not throttling: a new on-demand table's 4,000 writes a second
+    # (and its partitions' 1,000 each) would throttle the put workload.
+    "partita-emulated": ServerDef(
+        "partita-emulated",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--in-memory",
+            "--emulate-throughput",
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+        {"WarmThroughput": {"ReadUnitsPerSecond": 120_000, "WriteUnitsPerSecond": 40_000}},
     ),
     # not run by default: the durable SQLite store, in one process and in two
     "partita-disk": ServerDef(
@@ -658,8 +678,10 @@ class RunningServer:
 # --------------------------------------------------------------------------
 
 
-def create_table(client: DynamoClient, table: TableSpec, timeout: float = 60.0) -> None:
-    client.check("CreateTable", table.create_payload())
+def create_table(
+    client: DynamoClient, table: TableSpec, timeout: float = 60.0, options: Json | None = None
+) -> None:
+    client.check("CreateTable", {**table.create_payload(), **(options or {})})
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         answer = client.check("DescribeTable", {"TableName": table.name})
@@ -968,7 +990,7 @@ def bench_server(
 
         for table_key in dict.fromkeys(w.table for w in workloads):
             table = tables[table_key]
-            create_table(server.client, table)
+            create_table(server.client, table, options=definition.table_options)
             mode, seconds, note = preload(server.client, table, opts.preload, opts.preload_threads)
             result.preload[table.name] = {
                 "items": table.count,
@@ -1130,6 +1152,20 @@ def report(results: list[ServerResult], workloads: Sequence[Workload]) -> str:
                     lines.append(
                         f"  Partita/{peer.name:<9} {w.name:<8} n/a (a run missing or invalid)"
                     )
+    variants = [r for r in results if r.name.startswith("partita-")]
+    if partita is not None and variants:
+        lines.append("")
+        lines.append("Variants / partita, same run: throughput (1.00 = no cost), p99")
+        for variant in variants:
+            for w in workloads:
+                a, b = variant.workloads.get(w.name), partita.workloads.get(w.name)
+                if a and b and a.ok and b.ok and b.ops_per_s and b.p99_ms:
+                    lines.append(
+                        f"  {variant.name:<17} {w.name:<8} ops/s x{a.ops_per_s / b.ops_per_s:.3f}   "
+                        f"p99 x{a.p99_ms / b.p99_ms:.2f}"
+                    )
+                else:
+                    lines.append(f"  {variant.name:<17} {w.name:<8} n/a (a run missing or invalid)")
     failures = [r for r in results if r.reason]
     if failures:
         lines.append("")

@@ -113,6 +113,22 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         "units per second per partition, on-demand maxima (off by default, as DynamoDB Local)",
     )
     serve.add_argument(
+        "--table-max-units",
+        type=_positive_int,
+        default=40_000,
+        metavar="UNITS",
+        help="per-table quota of read and of write units per second (default 40,000, as DynamoDB's): "
+        "DescribeLimits reports it, and --emulate-throughput caps on-demand tables at it",
+    )
+    serve.add_argument(
+        "--split-heat-seconds",
+        type=_positive_int,
+        default=300,
+        metavar="SECONDS",
+        help="split a partition for heat once it has been hot (throttling at, or using 80%% of, its "
+        "ceiling) this many seconds in a streak (default 300; needs --emulate-throughput)",
+    )
+    serve.add_argument(
         "--partition-size-limit",
         type=_positive_int,
         default=10 * 1024**3,
@@ -291,6 +307,8 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         partition_size_limit=args.partition_size_limit,
         vector_index=args.vector_index,
         s3_dir=args.s3_dir or (None if args.in_memory else args.data_dir / "s3"),
+        table_max_units=args.table_max_units,
+        split_heat_seconds=args.split_heat_seconds,
     )
 
 

@@ -81,6 +81,7 @@ def tail(args: argparse.Namespace) -> int:
                 "ShardIterator"]
         first = False
         got = False
+        round_records: list[dict] = []
         for sid, iterator in list(iterators.items()):
             if iterator is None:
                 continue
@@ -88,9 +89,10 @@ def tail(args: argparse.Namespace) -> int:
             iterators[sid] = page.get("NextShardIterator")
             if iterators[sid] is None:
                 finished.add(sid)
-            records = [_plain(r) for r in page["Records"]]
-            if not records:
-                continue
+            round_records += [_plain(r) for r in page["Records"]]
+        # A stream has a shard per partition: one poll's records, in the order they were written.
+        records = sorted(round_records, key=lambda r: int(r["dynamodb"]["SequenceNumber"]))
+        if records:
             got = True
             if args.exec_command:
                 event = json.dumps({"Records": [lambda_record(r, arn) for r in records]})

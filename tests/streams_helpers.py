@@ -45,7 +45,8 @@ def read_stream(streams: Any, arn: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     for shard in shards:
         records += read_shard(streams, arn, shard["ShardId"])
-    return records
+    # a shard per partition: order is kept per item (per shard); across shards, by sequence number
+    return sorted(records, key=lambda r: int(r["dynamodb"]["SequenceNumber"]))
 
 
 def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:

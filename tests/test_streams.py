@@ -19,7 +19,12 @@ def streams(endpoint: str) -> Any:
     return streams_client(endpoint)
 
 
+#: A table of one partition, so its stream has one shard (a new on-demand table has eight).
+ONE_PARTITION = {"BillingMode": "PROVISIONED", "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}}
+
+
 def stream_table(ddb: Any, name: str, view: str = "NEW_AND_OLD_IMAGES", **extra: Any) -> str:
+    extra = {**ONE_PARTITION, **extra}
     out = create_table(ddb, name, StreamSpecification={"StreamEnabled": True, "StreamViewType": view}, **extra)
     arn: str = out["TableDescription"]["LatestStreamArn"]
     return arn

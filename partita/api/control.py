@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.capacity.partitions import ACCOUNT_MAX_UNITS
 from ..engine.engine import Engine
 
 ENDPOINT_CACHE_MINUTES = 1440
-# DynamoDB's default quotas for an account in a Region (Service quotas page).
-ACCOUNT_MAX_CAPACITY_UNITS = 80_000
-TABLE_MAX_CAPACITY_UNITS = 40_000
 
 
 def describe_endpoints(host: str) -> dict[str, Any]:
@@ -24,11 +22,18 @@ def describe_endpoints(host: str) -> dict[str, Any]:
 
 
 def describe_limits(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """The per-table quota the throughput emulation caps on-demand tables at (`--table-max-units`).
+
+    The account quota is DynamoDB's default (80,000), raised to the table
+    quota when that is set higher; it is reported, not enforced.
+    """
+    table = int(engine.meter.table_quota)
+    account = max(ACCOUNT_MAX_UNITS, table)
     return {
-        "AccountMaxReadCapacityUnits": ACCOUNT_MAX_CAPACITY_UNITS,
-        "AccountMaxWriteCapacityUnits": ACCOUNT_MAX_CAPACITY_UNITS,
-        "TableMaxReadCapacityUnits": TABLE_MAX_CAPACITY_UNITS,
-        "TableMaxWriteCapacityUnits": TABLE_MAX_CAPACITY_UNITS,
+        "AccountMaxReadCapacityUnits": account,
+        "AccountMaxWriteCapacityUnits": account,
+        "TableMaxReadCapacityUnits": table,
+        "TableMaxWriteCapacityUnits": table,
     }
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
+from ..engine.capacity.stats import SUCCESS
 from ..engine.engine import Engine
-from ..errors import SerializationException, UnknownOperationException
+from ..errors import DynamoDBError, SerializationException, UnknownOperationException
 from . import (
     backups,
     batch,
@@ -103,6 +105,34 @@ def handle(
     service: str = "DynamoDB_20120810",
     host: bytes | None = None,
     authorize: Authorize | None = None,
+) -> dict[str, Any]:
+    """Run one operation, counting it and its latency for /metrics (by operation and outcome)."""
+    start = perf_counter()
+    try:
+        answer = _handle(engine, operation, request, service, host, authorize)
+    except DynamoDBError as error:
+        engine.stats.observe(_label(operation, service), error.code, perf_counter() - start)
+        raise
+    except Exception:
+        engine.stats.observe(_label(operation, service), "InternalServerError", perf_counter() - start)
+        raise
+    engine.stats.observe(operation, SUCCESS, perf_counter() - start)
+    return answer
+
+
+def _label(operation: str, service: str) -> str:
+    """The operation as a metric label: a made-up name must not grow the label set."""
+    known = STREAM_OPERATIONS if service == STREAMS_SERVICE else OPERATIONS
+    return operation if operation in known or operation in HOST_OPERATIONS else "unknown"
+
+
+def _handle(
+    engine: Engine,
+    operation: str,
+    request: Any,
+    service: str,
+    host: bytes | None,
+    authorize: Authorize | None,
 ) -> dict[str, Any]:
     """Run one operation; `host` is the request's Host header, which DescribeEndpoints reports.
 

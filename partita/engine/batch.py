@@ -22,7 +22,6 @@ from ..storage.base import Store
 from .capacity import Consumed, read_units
 from .capacity.charges import read_charge, write_charges
 from .capacity.meter import Meter
-from .capacity.partitions import INSIGHTS
 from .items import ItemAction, resolve, store, write_capacity
 from .schema import Table
 from .writes import WriteRules
@@ -107,7 +106,7 @@ def read_keys(
             if limit is not None and result.size + size > limit:
                 break
             units = read_units(size, read.consistent)
-            if meter is not None and (enforce or INSIGHTS in read.table.description):
+            if meter is not None and (enforce or read.table.insights):
                 try:
                     meter.charge([read_charge(meter, read.table, None, row, units, read.key)])
                 except DynamoDBError as error:
@@ -138,7 +137,7 @@ class BatchOps:
         with self._store.write() as txn:
             for action in actions:
                 old, new = resolve(txn, action)
-                if meter is not None and (self._enforce or INSIGHTS in action.table.description):
+                if meter is not None and (self._enforce or action.table.insights):
                     try:
                         meter.charge(write_charges(meter, action, old, new))
                     except DynamoDBError as error:

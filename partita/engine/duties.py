@@ -29,12 +29,17 @@ class Duties:
         self._store = store
         self._tick = tick
         self._duties: list[Duty] = []
+        self._local: list[Callable[[], None]] = []
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def add(self, duty: Duty) -> None:
         self._duties.append(duty)
+
+    def add_local(self, duty: Callable[[], None]) -> None:
+        """A duty every process runs on every tick, leader or not (publishing its own counters)."""
+        self._local.append(duty)
 
     def start(self) -> None:
         if self._thread is None:
@@ -54,6 +59,11 @@ class Duties:
     def run_once(self) -> bool:
         """One round of every duty, if this process holds the duty lock; whether any worked."""
         worked = False
+        for local in self._local:
+            try:
+                local()
+            except Exception:
+                log.exception("background duty failed")
         with self._store.duty_lock() as leader:
             if not leader:
                 return False

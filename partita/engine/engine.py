@@ -10,8 +10,9 @@ from .backups.service import BackupService
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
-from .capacity.partitions import PARTITION_SIZE_LIMIT
-from .capacity.splits import PartitionSplitter
+from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
+from .capacity.splits import SPLIT_HEAT_SECONDS, PartitionSplitter
+from .capacity.stats import ProcessStats
 from .catalog import Catalog
 from .clock import Clock
 from .control.backups import BackupOps
@@ -48,18 +49,25 @@ class Engine:
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
         vector_index: str = "exact",
         s3_dir: Path | None = None,
+        table_max_units: int = TABLE_MAX_UNITS,
+        split_heat_seconds: int = SPLIT_HEAT_SECONDS,
     ) -> None:
         self.store = store
         self.region = region
         self.ttl_delay = ttl_delay
         self.clock = Clock(store)
         #: Token buckets and usage counters, shared by the workers through `capacity_path`.
-        self.meter = Meter(self.clock, capacity_path, emulate_throughput)
+        #: Requests by operation and outcome, latencies, stream records and TTL deletions (/metrics).
+        self.stats = ProcessStats(None if capacity_path is None else capacity_path.parent / "partita.metrics")
+        self.meter = Meter(self.clock, capacity_path, emulate_throughput, float(table_max_units))
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
         rules = WriteRules(
-            item_collection_limit, self.gsi_lag, StreamWriter(self.clock, region), ChangeLog(self.clock, self.catalog)
+            item_collection_limit,
+            self.gsi_lag,
+            StreamWriter(self.clock, region, self.stats),
+            ChangeLog(self.clock, self.catalog),
         )
         self.items = ItemOps(store, self.tables, rules, self.meter)
         self.batch = BatchOps(store, rules, self.meter)
@@ -72,12 +80,15 @@ class Engine:
         self.backups = BackupOps(store, self.catalog, self.clock)
         self.policies = PolicyOps(store, self.catalog, region, self.clock)
         self.streams = StreamReader(store, self.clock)
-        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay)
+        self.ttl = TimeToLive(store, self.catalog, self.clock, rules, ttl_delay, self.stats)
         self.duties = Duties(store)
+        self.duties.add_local(self.meter.tick)
+        self.duties.add_local(self.stats.tick)
         self.duties.add(self.ttl.run)
         self.duties.add(StreamTrimmer(store, self.clock).run)
         self.insights = ContributorInsights(store, self.catalog, self.clock)
-        self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit)
+        self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit, self.meter,
+                                          split_heat_seconds)
         self.duties.add(self.splitter.run)
         self.backup_service = BackupService(self, rules, s3_dir)
         # Finish index backfills and drops a previous run left unfinished.

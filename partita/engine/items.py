@@ -29,9 +29,8 @@ import orjson
 from ..errors import ConditionalCheckFailedException, ValidationException
 from ..storage.base import ReadView, Store, WriteTxn
 from .capacity import Consumed, read_units, write_units
-from .capacity.charges import read_charge, write_charges
-from .capacity.meter import Meter
-from .capacity.partitions import INSIGHTS
+from .capacity.charges import charge_write
+from .capacity.meter import READ, Meter
 from .expressions import evaluate
 from .item_keys import check_item_key, check_key, key_of
 from .schema import Table
@@ -279,8 +278,9 @@ class ItemOps:
         """Resolve and store one action in its own write transaction (a throttled one stores nothing)."""
         with self._store.write() as txn:
             old, new = resolve(txn, action)
-            if self._meter is not None and (self._enforce or INSIGHTS in action.table.description):
-                self._meter.charge(write_charges(self._meter, action, old, new))
+            if self._enforce or action.table.insights:
+                assert self._meter is not None
+                charge_write(self._meter, action, old, new)
             effects = store(txn, action, old, new, self._rules)
         return old, new, effects
 
@@ -314,8 +314,10 @@ class ItemOps:
         row = table.row_key(key)
         stored = (self._store if consistent else self._store.eventual).get_weighted(row)
         units = read_units(0 if stored is None else stored[1], consistent)
-        if self._meter is not None and (self._enforce or INSIGHTS in table.description):
-            self._meter.charge([read_charge(self._meter, table, None, row, units, key)])
+        if self._enforce or table.insights:
+            meter = self._meter
+            assert meter is not None
+            meter.charge_one(meter.table_resource(table), READ, row, units, key)
         if stored is None:
             return None, Consumed(table.name, units)
         return orjson.loads(stored[0]), Consumed(table.name, units)

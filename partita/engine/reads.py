@@ -34,7 +34,6 @@ from ..storage.base import ReadView, Store
 from .capacity import Consumed, read_units
 from .capacity.charges import read_charge
 from .capacity.meter import Meter
-from .capacity.partitions import INSIGHTS
 from .keys import (
     encode_partition,
     encode_sort,
@@ -319,7 +318,7 @@ class ReadOps:
             else:
                 end = min(end, after)
         page = self._page(space, start, end, not forward, spec)
-        if not self._enforce and INSIGHTS not in space.table.description:
+        if not self._enforce and not space.table.insights:
             return page
         key = {space.hash_key.name: {space.hash_key.type: hash_value}} if isinstance(hash_value, str) else None
         return self._charge(space, page, prefix, key)
@@ -338,7 +337,7 @@ class ReadOps:
         if start_key is not None:
             start = max(start, space.position(start_key) + b"\x00")
         page = self._page(space, start, end, False, spec)
-        if not self._enforce and INSIGHTS not in space.table.description:
+        if not self._enforce and not space.table.insights:
             return page
         return self._charge(space, page, start if len(start) >= len(space.prefix) + 8 else space.prefix + bytes(8), None)
 

@@ -125,9 +125,14 @@ class Table:
     #: Vector indexes (engine/vector); empty for almost every table.
     vector_indexes: list[VectorIndex] = field(default_factory=list)
     prefix: bytes = field(init=False)
+    #: Contributor Insights is on for the table or an index: its requests are metered even
+    #: without --emulate-throughput (capacity/partitions.py INSIGHTS). One attribute, so the
+    #: request path pays one check when the emulation is off.
+    insights: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = _prefix(self.table_id, TABLE_INDEX_ID)
+        self.insights = "_ContributorInsights" in self.description
         for index in self.indexes:
             index.prefix = _prefix(self.table_id, index.index_id)
 

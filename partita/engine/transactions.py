@@ -39,7 +39,6 @@ from .batch import BatchGetResult, KeyRead, read_keys
 from .capacity import Consumed, read_units
 from .capacity.charges import read_charge, write_charges
 from .capacity.meter import Charge, Meter
-from .capacity.partitions import INSIGHTS
 from .capacity.throttle import ThrottlingException
 from .clock import Clock
 from .items import ItemAction, resolve, store, write_capacity
@@ -224,7 +223,7 @@ class TransactionOps:
             raise cancellation(reasons) from None
 
     def _metered(self, tables: list[Any]) -> bool:
-        return self._meter is not None and (self._enforce or any(INSIGHTS in t.description for t in tables))
+        return self._meter is not None and (self._enforce or any(t.insights for t in tables))
 
     def write(self, actions: list[ItemAction], token: ClientToken | None = None) -> TransactWriteResult:
         """Run every action or none, in one store write transaction.

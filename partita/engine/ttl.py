@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -30,6 +30,9 @@ from .schema import Table
 from .streams.records import TTL_IDENTITY
 from .ttl_index import expiry_key, expiry_of, row_of, table_range
 from .writes import WriteRules, store_item
+
+if TYPE_CHECKING:
+    from .capacity.stats import ProcessStats
 
 #: One TTL change per table per hour, as documented (observed in 2026: ~31 minutes).
 COOLDOWN_SECONDS = 3600
@@ -49,7 +52,9 @@ def _not_found(name: str) -> ResourceNotFoundException:
 
 
 class TimeToLive:
-    def __init__(self, store: Store, catalog: Catalog, clock: Clock, rules: WriteRules, delay: float = 0.0) -> None:
+    def __init__(self, store: Store, catalog: Catalog, clock: Clock, rules: WriteRules, delay: float = 0.0,
+                 stats: ProcessStats | None = None) -> None:
+        self._stats = stats  # counts deletions, for /metrics
         self._store = store
         self._catalog = catalog
         self._clock = clock
@@ -145,6 +150,7 @@ class TimeToLive:
 
     def _expire(self, name: str, keys: list[bytes], now: float) -> None:
         cutoff = Decimal(repr(now - FIVE_YEARS))
+        deleted = 0
         with self._store.write() as txn:
             table = self._catalog.get(name, txn)
             ttl = None if table is None else table.description.get("_TimeToLive")
@@ -162,3 +168,6 @@ class TimeToLive:
                     txn.delete(key)  # more than five years old: DynamoDB ignores it for good
                     continue
                 store_item(txn, table, row, item, None, self._rules, identity=TTL_IDENTITY)
+                deleted += 1
+        if deleted and self._stats is not None:  # committed
+            self._stats.add("ttl_deletions", name, deleted)

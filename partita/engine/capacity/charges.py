@@ -92,6 +92,18 @@ def write_charges(meter: Meter, action: ItemAction, old: Item | None, new: Item 
     return [own, *global_charges]
 
 
+def charge_write(meter: Meter, action: ItemAction, old: Item | None, new: Item | None) -> None:
+    """Charge one write outside a transaction (raises the throttling exception)."""
+    from ..items import ActionKind
+
+    table = action.table
+    if not table.indexes and action.kind is not ActionKind.CHECK:  # the common case, allocation-free
+        size = max(0 if old is None else action.old_size, 0 if new is None else action.new_size)
+        meter.charge_one(meter.table_resource(table), WRITE, action.row, write_units(size), action.key)
+    else:
+        meter.charge(write_charges(meter, action, old, new))
+
+
 def read_charge(meter: Meter, table: Table, index_name: str | None, row: bytes, units: float,
                 key: Item | None) -> Charge:
     """One read: a point read (row = its row key) or a Query/Scan page (row = where it starts)."""

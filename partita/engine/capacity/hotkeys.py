@@ -12,6 +12,7 @@ key; the digest, not the text, identifies it).
 
 from __future__ import annotations
 
+import heapq
 import struct
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,15 @@ TEXT_BYTES = 150
 HOT_SLOT_BYTES = 16 + _HEAD.size + TEXT_BYTES
 HOT_SLOTS = 8192
 _PROBES = 8
+#: Keys of one table or GSI a process adds to the shared slots per flush (the hottest).
+KEEP = 64
+#: Distinct keys gathered before a flush is forced (bounds a process's memory).
+MAX_PENDING = 65536
+
+
+def _weight(item: tuple[bytes, list[Any]]) -> float:
+    entry = item[1]
+    return entry[2] + entry[3] + 1000.0 * entry[4]
 
 
 def digest(row: bytes) -> int:
@@ -43,42 +53,55 @@ def _heat(fields: tuple[Any, ...], minute: float) -> float:
 
 
 class HotKeys:
-    """Counts gathered per process and added to the shared table about once a second.
+    """Counts gathered per process and added to the shared table every 0.25 s (the meter's publish).
 
     Adding to the shared slots on every request would cost more than the
     rest of the meter (a digest, probes, a JSON key); a ranking per minute
-    loses nothing by arriving a second late. `flush` runs on the request
-    path when the second has passed, and before the rankings are read.
+    loses nothing by arriving a second late. A request costs two dict
+    look-ups here. At a flush (the meter's publish, from the request path or
+    a reader or an idle process's tick) only the `KEEP` keys of each table or GSI
+    with the most units and throttles in that interval are added to the
+    shared slots: a key outside a process's top 64 of a second is not hot,
+    and recording every key of a uniform workload (10,000 distinct keys a
+    second) would cost more than the requests it ranks.
     """
 
     def __init__(self, table: SlotTable, lock: RegionLock) -> None:
         self.table = table
         self._lock = lock
-        #: (table id, tag, row) -> [key, hash, read units, write units, throttles]
-        self._pending: dict[tuple[int, int, bytes], list[Any]] = {}
-        self._flushed = 0.0
+        #: (table id, tag) -> row -> [key, hash, read units, write units, throttles]
+        self._pending: dict[tuple[int, int], dict[bytes, list[Any]]] = {}
+        self._count = 0
 
     def add(self, charge: Charge, units: float, throttled: bool, now: float) -> None:
-        res = charge[0]
-        token = (res.table_id, res.tag, charge[5])
-        entry = self._pending.get(token)
+        rows = self._pending.get(charge[0].hot_token)
+        if rows is None:
+            rows = self._pending[charge[0].hot_token] = {}
+        entry = rows.get(charge[5])
         if entry is None:
-            entry = self._pending[token] = [charge[4], charge[2], 0.0, 0.0, 0]
+            entry = rows[charge[5]] = [charge[4], charge[2], 0.0, 0.0, 0]
+            self._count += 1
+            if self._count > MAX_PENDING:
+                self.flush(now)
         if throttled:
             entry[4] += 1
         else:
             entry[2 + charge[1]] += units
-        if now - self._flushed >= 1.0 or len(self._pending) > 4096:
-            self.flush(now)
+
+    def drop_table(self, table_id: int) -> None:
+        for token in [t for t in self._pending if t[0] == table_id]:
+            del self._pending[token]
 
     def flush(self, now: float) -> None:
         pending, self._pending = self._pending, {}
-        self._flushed = now
+        self._count = 0
         if not pending:
             return
         with self._lock.held():
-            for (table_id, tag, row), (key, hash_value, reads, writes, throttles) in pending.items():
-                self._record(table_id, tag, row, key, hash_value, reads, writes, throttles, now)
+            for (table_id, tag), rows in pending.items():
+                items = rows.items() if len(rows) <= KEEP else heapq.nlargest(KEEP, rows.items(), key=_weight)
+                for row, (key, hash_value, reads, writes, throttles) in items:
+                    self._record(table_id, tag, row, key, hash_value, reads, writes, throttles, now)
 
     def _record(self, table_id: int, tag: int, row: bytes, key: Any, hash_value: int,
                 reads: float, writes: float, throttles: int, now: float) -> None:

@@ -24,7 +24,7 @@ def resource_of(meter: Meter, table: Table, index_name: str | None) -> Resource 
 
 def partition_map(meter: Meter, store: Any, table: Table, res: Resource) -> dict[str, Any]:
     now = meter.clock.now()
-    meter.hot.flush(now)
+    meter.publish()
     index = None if res.name == TABLE_MAP else table.index(res.name)
     prefix = table.prefix if index is None else index.prefix
     keys = _hot_entries(meter, table, res, now)
@@ -63,13 +63,19 @@ def partition_map(meter: Meter, store: Any, table: Table, res: Resource) -> dict
         "write_units_per_second": whole["write_units_per_second"],
         "throttled_requests": int(whole["throttled_requests"]),
         "partitions": parts,
+        # the splits of this table or index, newest last: where (hash), which rule (size, heat), when
+        "splits": [
+            {"hash": s["hash"], "rule": s["rule"], "time": s["time"]}
+            for s in table.description.get("_PartitionSplits") or []
+            if (s["index"] or TABLE_MAP) == res.name
+        ],
     }
 
 
 def hot_keys(meter: Meter, table: Table, res: Resource, top: int = TOP) -> dict[str, Any]:
     """Top keys (partition+sort, and partition alone) by consumed units and by throttles, last minute."""
     now = meter.clock.now()
-    meter.hot.flush(now)
+    meter.publish()
     keys = _hot_entries(meter, table, res, now)
     by_partition: dict[int, dict[str, Any]] = {}
     hash_names = _partition_key_names(table, res)

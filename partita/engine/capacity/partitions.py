@@ -28,6 +28,12 @@ HASH_SPACE = 2**64
 #: Per-partition ceilings DynamoDB documents, in either billing mode.
 PARTITION_READ_UNITS = 3000
 PARTITION_WRITE_UNITS = 1000
+#: DynamoDB's default quotas in a Region, as DescribeLimits reports them: units per second
+#: per table (and per GSI) and, for provisioned capacity, summed over the account. The
+#: emulation caps an on-demand table's (or GSI's) scaling at the per-table quota
+#: (`serve --table-max-units`), answering RequestLimitExceeded past it.
+TABLE_MAX_UNITS = 40_000
+ACCOUNT_MAX_UNITS = 80_000
 #: DynamoDB splits a partition that passes 10 GB.
 PARTITION_SIZE_LIMIT = 10 * 1024**3
 #: The offset of the 8-byte partition hash in a row key (after space, table id, index id).

@@ -5,10 +5,9 @@ units are shared by every process serving it), so the token buckets and the
 usage windows live in a small memory map beside the store (an anonymous map
 for `--in-memory`, which has one process). A slot is found by open
 addressing on its key (table id, resource tag, partition start), claimed
-under the region's lock, and then cached per process, so a request costs one
-lock (a `lockf` on the file when several processes may share it) and a few
-`struct` reads and writes, with no store access and no allocation beyond
-the numbers themselves.
+under the region's lock, and then cached per process. The lock is a `lockf`
+on the file when several processes may share it; the meter takes it only
+when a process settles its leases (meter.py), not on every request.
 """
 
 from __future__ import annotations
@@ -23,6 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _KEY = struct.Struct("<IIQ")  # table id, tag (0 = free), partition start / key digest
+#: The first bytes of the file: a file of another layout (an older Partita) is cleared, not misread.
+MAGIC = b"PCAP0002"
+HEADER = 64
+
+
+def slot_key(buffer: mmap.mmap, at: int) -> tuple[int, int, int]:
+    """The key (table id, tag, start) of the slot at `at`; tag 0 when free."""
+    return _KEY.unpack_from(buffer, at)  # type: ignore[return-value]
 
 
 class SlotTable:
@@ -115,19 +122,28 @@ class SharedRegion:
     """The memory map: a table of partition slots, then a table of hot-key slots."""
 
     def __init__(self, path: Path | None, layout: list[tuple[int, int]]) -> None:
-        total = sum(count * size for count, size in layout)
+        total = HEADER + sum(count * size for count, size in layout)
         self._fd: int | None = None
         if path is None:
             self.buffer = mmap.mmap(-1, total)
         else:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            if os.fstat(fd).st_size < total:
-                os.ftruncate(fd, total)
+            fcntl.lockf(fd, fcntl.LOCK_EX)
+            try:
+                if os.fstat(fd).st_size < total:
+                    os.ftruncate(fd, total)
+                self.buffer = mmap.mmap(fd, total)
+                if self.buffer[: len(MAGIC)] != MAGIC:
+                    self.buffer[:] = bytes(total)
+                    self.buffer[: len(MAGIC)] = MAGIC
+            finally:
+                fcntl.lockf(fd, fcntl.LOCK_UN)
             self._fd = fd
-            self.buffer = mmap.mmap(fd, total)
+        if path is None:
+            self.buffer[: len(MAGIC)] = MAGIC
         self.lock = RegionLock(self._fd)
         self.tables: list[SlotTable] = []
-        base = 0
+        base = HEADER
         for count, size in layout:
             self.tables.append(SlotTable(self.buffer, base, count, size, self.lock))
             base += count * size

@@ -1,10 +1,22 @@
-"""Partition splits by size: a background duty, one catalog commit per split.
+"""Partition splits by size and for heat: a background duty, one catalog commit per split.
 
 A partition (of a table or GSI) that holds more than the size limit (10 GB,
 `--partition-size-limit` for tests) is split where its bytes are halved,
 at a partition-hash boundary, so one partition-key value never spans two
 partitions; a partition holding a single key cannot split (on a table with
-a local index DynamoDB never splits one either), and stays as it is. The
+a local index DynamoDB never splits one either), and stays as it is.
+
+A partition that stays hot splits too (DynamoDB's split for heat): one
+whose streak of hot seconds on the server clock (seconds in which it
+throttled a request at its own ceiling or used 80% of it, with no gap of
+a minute; buckets.py) reaches `--split-heat-seconds` (default 300) splits at
+the boundary of its hottest key over the last minute (from the hot-key
+counters): just below that key when other keys lie below it, so the key
+leads a partition, else just above it, so it ends one. A partition whose
+hottest key is its only key cannot split: one key's ceiling is the
+partition's, whatever the table's capacity. Each split is recorded in the
+description (`_PartitionSplits`: where, which rule, when), and the partition
+map of `/partita/v1/tables/...` lists them. The
 split point is found in a snapshot, then one write transaction stores the
 new map and, for the table's stream, closes the shard covering the split
 point and opens its two children (`streams.lifecycle.split_shard`). A
@@ -22,7 +34,9 @@ from ..catalog import Catalog
 from ..clock import Clock
 from ..schema import Table
 from ..streams.lifecycle import split_shard
+from .meter import Meter
 from .partitions import (
+    HASH_SPACE,
     MAP_MEMBER,
     PARTITION_SIZE_LIMIT,
     TABLE_MAP,
@@ -33,13 +47,22 @@ from .partitions import (
 )
 
 log = logging.getLogger("partita.splits")
+#: Splits for heat after this many hot seconds in a streak (DynamoDB takes minutes).
+SPLIT_HEAT_SECONDS = 300
+SPLITS_MEMBER = "_PartitionSplits"
+#: Splits remembered per table (the newest).
+SPLITS_KEPT = 50
 
 
 class PartitionSplitter:
-    def __init__(self, store: Store, catalog: Catalog, clock: Clock, size_limit: int = PARTITION_SIZE_LIMIT) -> None:
+    def __init__(self, store: Store, catalog: Catalog, clock: Clock, size_limit: int = PARTITION_SIZE_LIMIT,
+                 meter: Meter | None = None, heat_seconds: int = SPLIT_HEAT_SECONDS) -> None:
         self._store = store
         self._catalog = catalog
         self._clock = clock
+        self._meter = meter
+        self.heat_seconds = heat_seconds
+        self._next_heat = 0.0
         self.size_limit = size_limit
         # Measuring every partition costs a range statistic each; with the
         # 10 GB default that is rarely worth doing often.
@@ -47,8 +70,15 @@ class PartitionSplitter:
         self._next = 0.0
 
     def run(self) -> bool:
-        """One round (at most every interval): split the first oversized partition found."""
+        """One round: split the first hot partition found (every second), or oversized one (every interval)."""
         now = time.monotonic()
+        if self._meter is not None and now >= self._next_heat:
+            self._next_heat = now + 1.0
+            for name in list(self._catalog.names(None)):
+                table = self._catalog.get(name)
+                if table is not None and self.split_hot(table):
+                    self._next_heat = 0.0
+                    return True
         if now < self._next:
             return False
         self._next = now + self._interval
@@ -74,9 +104,45 @@ class PartitionSplitter:
                 if size <= self.size_limit:
                     continue
                 at = self._split_point(bounds, part, size)
-                if at is not None and self._commit(table.name, table.table_id, index_name, at):
+                if at is not None and self._commit(table.name, table.table_id, index_name, at, "size"):
                     return True
         return False
+
+    def split_hot(self, table: Table) -> bool:
+        """Split the first partition of `table` (or of a GSI) whose hot streak reached the threshold."""
+        meter = self._meter
+        assert meter is not None
+        now = self._clock.now()
+        for res in meter.resources(table).values():
+            for part in ranges(res.starts):
+                usage = meter.usage(res, part.start)
+                if max(usage["read_hot_streak"], usage["write_hot_streak"]) < self.heat_seconds:
+                    continue
+                at = self._hot_point(table, res.tag, res.name, part, now)
+                meter.cool(res, part.start)  # a new streak must build before it splits again
+                if at is not None and self._commit(table.name, table.table_id, res.name, at, "heat"):
+                    return True
+        return False
+
+    def _hot_point(self, table: Table, tag: int, index_name: str, part: PartitionRange, now: float) -> int | None:
+        """The hash boundary that gives the partition's hottest key a range of its own; None if it cannot."""
+        assert self._meter is not None
+        mine = [e for e in self._meter.hot.entries(table.table_id, tag, now)
+                if part.start <= e["partition_hash"] <= part.end]
+        if not mine:
+            return None
+        hottest = max(mine, key=lambda e: (e["throttles_per_minute"] * 1000 + e["read_units_per_minute"]
+                                           + e["write_units_per_minute"], e["partition_hash"]))["partition_hash"]
+        prefix = table.prefix if index_name == TABLE_MAP else table.index(index_name).prefix  # type: ignore[union-attr]
+        low, high = part.row_bounds(prefix)
+        below = prefix + int(hottest).to_bytes(8, "big")
+        if hottest > part.start and any(True for _ in self._store.range(low, below, limit=1)):
+            return int(hottest)  # keys below it keep the lower partition; the hot key leads the upper
+        if hottest + 1 >= HASH_SPACE:
+            return None
+        for key, _ in self._store.range(prefix + (hottest + 1).to_bytes(8, "big"), high, limit=1):
+            return row_hash(key)  # the next key leads the upper partition; the hot one ends the lower
+        return None  # the hot key is the partition's only key
 
     def _split_point(self, bounds: tuple[bytes, bytes], part: PartitionRange, size: int) -> int | None:
         """The key-group boundary nearest the partition's middle byte; None when it holds one key."""
@@ -99,7 +165,7 @@ class PartitionSplitter:
             before += n
         return best
 
-    def _commit(self, name: str, table_id: int, index_name: str, at: int) -> bool:
+    def _commit(self, name: str, table_id: int, index_name: str, at: int, rule: str) -> bool:
         with self._store.write() as txn:
             table = self._catalog.get(name, txn)
             if table is None or table.table_id != table_id:
@@ -115,10 +181,12 @@ class PartitionSplitter:
                     maps.setdefault(index.name, starts_of(description, index.name))
             maps[index_name] = sorted([*starts, at])
             description[MAP_MEMBER] = maps
+            record = {"index": index_name or None, "hash": at, "rule": rule, "time": self._clock.now()}
+            description[SPLITS_MEMBER] = [*(description.get(SPLITS_MEMBER) or []), record][-SPLITS_KEPT:]
             if index_name == TABLE_MAP and "_Stream" in description:
                 _split_stream(txn, description, at, self._clock.now())
             self._catalog.put(txn, Table.from_description(description, table_id))
-        log.info("split a partition of %s%s at hash %d", name, f" index {index_name}" if index_name else "", at)
+        log.info("split a partition of %s%s at hash %d (%s)", name, f" index {index_name}" if index_name else "", at, rule)
         return True
 
 

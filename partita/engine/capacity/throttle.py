@@ -16,7 +16,7 @@ could not be confirmed against the service (see `MAX_ON_DEMAND`).
 
 from __future__ import annotations
 
-from ...errors import DynamoDBError, ProvisionedThroughputExceededException
+from ...errors import DYNAMODB, DynamoDBError, ProvisionedThroughputExceededException
 
 CORAL_AVAILABILITY = "com.amazon.coral.availability"
 
@@ -41,7 +41,15 @@ ON_DEMAND_INDEX = (
 #: Unconfirmed wording (not found in DynamoDB's documentation or in recorded answers).
 MAX_ON_DEMAND = "Throughput exceeds the maximum OnDemandThroughput configured on table or index"
 
+#: RequestLimitExceeded's message, from DynamoDB's error-handling guide; the service's exact
+#: answer to an on-demand table over its per-table quota could not be confirmed.
+REQUEST_LIMIT = (
+    "Throughput exceeds the current throughput limit for your account. "
+    "Please contact AWS Support at https://aws.amazon.com/support request a limit increase"
+)
+
 KEY_RANGE = "KeyRangeThroughputExceeded"
+ACCOUNT_LIMIT = "AccountLimitExceeded"
 PROVISIONED = "ProvisionedThroughputExceeded"
 MAX_ON_DEMAND_LIMIT = "MaxOnDemandThroughputExceeded"
 
@@ -51,10 +59,23 @@ class ThrottlingException(DynamoDBError):
     prefix = CORAL_AVAILABILITY
 
 
+class RequestLimitExceeded(ThrottlingException):
+    """An on-demand table or GSI over the per-table quota DescribeLimits reports.
+
+    A ThrottlingException subclass only so that a transaction names it
+    ThrottlingError, as for the other on-demand limits.
+    """
+
+    code = "RequestLimitExceeded"
+    prefix = DYNAMODB
+
+
 def throttled(kind: str, dimension: str, limit: str, resource: str, on_demand: bool) -> DynamoDBError:
     """The exception for one exceeded limit: `kind` Table|Index, `dimension` Read|Write."""
     reasons = [{"reason": f"{kind}{dimension}{limit}", "resource": resource}]
     index = kind == "Index"
+    if limit == ACCOUNT_LIMIT:
+        return RequestLimitExceeded(REQUEST_LIMIT, ThrottlingReasons=reasons)
     if limit == MAX_ON_DEMAND_LIMIT:
         return ThrottlingException(MAX_ON_DEMAND, throttlingReasons=reasons)
     if on_demand:

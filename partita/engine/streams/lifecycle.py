@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ...storage.base import ReadView, WriteTxn
+from ..capacity.partitions import starts_of
 from .keys import (
     HASH_SPACE,
     STREAM_ID_ROW,
@@ -80,9 +81,13 @@ def _open(txn: WriteTxn, description: Description, now: float) -> None:
         "disabled": None,
         "shards": [],
     }
-    shard = _new_shard(meta, 0, HASH_SPACE - 1, None, 1, now)  # hash ranges are inclusive
+    # One shard per partition of the table's map (hash ranges are inclusive).
+    starts = starts_of(description)
+    ends = [start - 1 for start in starts[1:]] + [HASH_SPACE - 1]
+    shards = [_new_shard(meta, low, high, None, 1, now) for low, high in zip(starts, ends, strict=True)]
     write_meta(txn, meta)
-    description["_Stream"] = {"id": stream_id, "view": meta["view"], "open": [[0, shard["index"]]]}
+    description["_Stream"] = {"id": stream_id, "view": meta["view"],
+                              "open": [[shard["low"], shard["index"]] for shard in shards]}
 
 
 def _last_n(view: ReadView, stream_id: int, shard: int) -> int | None:

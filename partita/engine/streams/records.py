@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import struct
 from random import getrandbits
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -53,12 +53,17 @@ def shard_for(stream: dict[str, Any], table: Table, item: Item) -> int:
     return shards[bisect.bisect_right(lows, position) - 1][1]
 
 
+if TYPE_CHECKING:
+    from ..capacity.stats import ProcessStats
+
+
 class StreamWriter:
     """Writes stream records; one per engine (it knows the region and the clock)."""
 
-    def __init__(self, clock: Clock, region: str) -> None:
+    def __init__(self, clock: Clock, region: str, stats: ProcessStats | None = None) -> None:
         self._clock = clock
         self._region = region
+        self._stats = stats  # counts records written, for /metrics
 
     def record(
         self,
@@ -99,3 +104,5 @@ class StreamWriter:
             record["userIdentity"] = identity
         shard = shard_for(stream, table, subject)
         txn.put(record_key(stream["id"], shard, n), struct.pack(">d", now) + orjson.dumps(record))
+        if self._stats is not None:
+            self._stats.add("stream_records", table.name)
