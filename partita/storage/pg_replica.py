@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import psycopg
 from psycopg_pool import ConnectionPool
 
 from .base import ReadView, Store, WriteTxn
-from .postgres import POOL_TIMEOUT, _end, _mapped, _Reader
+from .postgres import POOL_TIMEOUT, PooledReads, _end, _mapped, _Reader
 
 
-class ReplicaReads(Store):
+class ReplicaReads(PooledReads, Store):
     """The read half of a store, over a pool of connections to a replica."""
 
     def __init__(self, url: str, *, pool_size: int = 8) -> None:
@@ -32,34 +31,6 @@ class ReplicaReads(Store):
             timeout=POOL_TIMEOUT,
             open=True,
         )
-
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection]:
-        with _mapped(), self._pool.connection() as conn:
-            yield conn
-
-    def get(self, key: bytes) -> bytes | None:
-        row = self.get_weighted(key)
-        return None if row is None else row[0]
-
-    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        with self._connection() as conn:
-            return _Reader(conn).get_weighted(key)
-
-    def range(
-        self,
-        start: bytes,
-        end: bytes,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        with self._connection() as conn:
-            return _Reader(conn).range(start, end, reverse=reverse, limit=limit)
-
-    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        with self._connection() as conn:
-            return _Reader(conn).stats(start, end)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:

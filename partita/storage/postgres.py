@@ -223,7 +223,41 @@ class _Writer(_Reader, WriteTxn):
             self._conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(self.generation)))
 
 
-class PostgresStore(Store):
+class PooledReads:
+    """Single reads, each on a connection borrowed from `_pool` (the primary's or a replica's)."""
+
+    _pool: ConnectionPool
+
+    def get(self, key: bytes) -> bytes | None:
+        row = self.get_weighted(key)
+        return None if row is None else row[0]
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        with self._connection() as conn:
+            return _Reader(conn).get_weighted(key)
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        with self._connection() as conn:
+            return _Reader(conn).range(start, end, reverse=reverse, limit=limit)
+
+    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        with self._connection() as conn:
+            return _Reader(conn).stats(start, end)
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        with _mapped(), self._pool.connection() as conn:
+            yield conn
+
+
+class PostgresStore(PooledReads, Store):
     """A store in one PostgreSQL database, shared with every other Partita server on it."""
 
     def __init__(self, url: str, *, pool_size: int = 8, replica_url: str | None = None) -> None:
@@ -294,33 +328,6 @@ class PostgresStore(Store):
 
     # --- reads and transactions ----------------------------------------------------------
 
-    def get(self, key: bytes) -> bytes | None:
-        row = self.get_weighted(key)
-        return None if row is None else row[0]
-
-    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        with self._connection() as conn:
-            return _Reader(conn).get_weighted(key)
-
-    def range(
-        self,
-        start: bytes,
-        end: bytes,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        with self._connection() as conn:
-            return _Reader(conn).range(start, end, reverse=reverse, limit=limit)
-
-    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        with self._connection() as conn:
-            return _Reader(conn).stats(start, end)
-
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection]:
-        with _mapped(), self._pool.connection() as conn:
-            yield conn
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
