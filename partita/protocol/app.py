@@ -34,12 +34,11 @@ from ..engine.engine import Engine
 from ..errors import (
     DynamoDBError,
     InternalServerError,
-    MissingAuthenticationTokenException,
     SerializationException,
     UnknownOperationException,
 )
 from .auth import Authenticator
-from .auth.errors import IncompleteSignatureException
+from .auth.sigv4 import header_parameters
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -130,29 +129,14 @@ def _head_too_large(scope: dict[str, Any]) -> bool:
 def _check_auth(headers: dict[bytes, bytes]) -> None:
     """Reject requests that are not SigV4-signed at all, as DynamoDB does.
 
-    Signatures are not verified yet (any credentials work, as on DynamoDB
-    Local); the header's presence and form are checked so that a client
-    that forgot to sign learns it here and not in production.
+    Without `--auth` signatures are not verified (any credentials work, as
+    on DynamoDB Local); the header's presence and form are still checked so
+    that a client that forgot to sign learns it here and not in production.
     """
     raw = headers.get(b"authorization", b"")
     if _WELL_FORMED_AUTH.fullmatch(raw) and (b"x-amz-date" in headers or b"date" in headers):
         return
-    auth = raw.decode("latin-1")
-    if not auth.strip().startswith("AWS4-"):
-        raise MissingAuthenticationTokenException("Request is missing Authentication Token")
-    params = {}
-    for part in "".join(auth.split(" ")[1:]).split(","):
-        name, _, value = part.strip().partition("=")
-        params[name] = value
-    message = "".join(
-        f"Authorization header requires '{name}' parameter. "
-        for name in ("Credential", "Signature", "SignedHeaders")
-        if not params.get(name)
-    )
-    if b"x-amz-date" not in headers and b"date" not in headers:
-        message += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
-    if message:
-        raise IncompleteSignatureException(message + "Authorization=" + auth)
+    header_parameters(raw, headers)
 
 
 class PartitaApp:

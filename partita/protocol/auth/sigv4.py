@@ -124,7 +124,12 @@ def parse_authorization(headers: dict[bytes, bytes]) -> Parsed:
     return _parse_general(raw, headers)
 
 
-def _parse_general(raw: bytes, headers: dict[bytes, bytes]) -> Parsed:
+def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
+    """The Authorization header's algorithm and parameters, or DynamoDB's error for a missing part.
+
+    The one check of the header's form: the protocol layer runs it on every
+    request without `--auth` too (presence and form, as DynamoDB Local).
+    """
     auth = raw.decode("latin-1")
     stripped = auth.strip()
     if not stripped.startswith("AWS4-"):
@@ -143,6 +148,11 @@ def _parse_general(raw: bytes, headers: dict[bytes, bytes]) -> Parsed:
         message += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
     if message:
         raise IncompleteSignatureException(message + "Authorization=" + auth)
+    return algorithm, params
+
+
+def _parse_general(raw: bytes, headers: dict[bytes, bytes]) -> Parsed:
+    algorithm, params = header_parameters(raw, headers)
     if algorithm != ALGORITHM:
         # AWS's wording for an algorithm it does not know (not confirmed for DynamoDB).
         raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}'")
