@@ -219,3 +219,24 @@ def test_client_token_makes_export_and_import_idempotent(s3: tuple[Any, Path]) -
         "ImportConflictException", "Import conflict: Duplicate request detected with conflicting parameters",
     )
     assert len(ddb.list_imports()["ImportSummaryList"]) == 1
+
+
+def test_list_exports_pages_in_start_order(s3: tuple[Any, Path]) -> None:
+    ddb, _root = s3
+    create_table(ddb, "paged")
+    arn = ddb.describe_table(TableName="paged")["Table"]["TableArn"]
+    ddb.update_continuous_backups(TableName="paged", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    made = [
+        ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket=f"bk{i}")["ExportDescription"]["ExportArn"]
+        for i in range(4)
+    ]
+    seen: list[str] = []
+    token = None
+    while True:
+        page = ddb.list_exports(TableArn=arn, MaxResults=1, **({"NextToken": token} if token else {}))
+        seen += [e["ExportArn"] for e in page["ExportSummaries"]]
+        token = page.get("NextToken")
+        if token is None:
+            break
+    # Every export once, oldest first (ARNs carry random ids, so ARN order is not start order).
+    assert seen == made

@@ -40,6 +40,7 @@ from .errors import (
 from .formats import ion_line, json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import EXPORT_ROW, end_of, job_key, next_id, snap_prefix
+from .listing import page
 from .pitr import read_state, window
 from .snapshots import drop_snapshot
 from .tokens import earlier, remember
@@ -159,15 +160,8 @@ class Exports:
         docs = [orjson.loads(raw) for _, raw in self._store.range(EXPORT_ROW, end_of(EXPORT_ROW))]
         if request.get("TableArn"):
             docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
-        docs.sort(key=lambda d: (d["StartTime"], d["ExportArn"]))
-        token = request.get("NextToken")
-        if token:
-            docs = [d for d in docs if d["ExportArn"] > token] if any(d["ExportArn"] == token for d in docs) else docs
-        limit = request.get("MaxResults") or 25
-        out: dict[str, Any] = {}
-        if len(docs) > limit:
-            docs = docs[:limit]
-            out["NextToken"] = docs[-1]["ExportArn"]
+        docs, token = page(docs, "ExportArn", request.get("NextToken"), request.get("MaxResults") or 25)
+        out: dict[str, Any] = {} if token is None else {"NextToken": token}
         out["ExportSummaries"] = [
             {"ExportArn": d["ExportArn"], "ExportStatus": d["ExportStatus"], "ExportType": d["ExportType"]}
             for d in docs

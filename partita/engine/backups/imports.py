@@ -38,6 +38,7 @@ from .exports import local_path
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import IMPORT_ROW, end_of, job_key
+from .listing import page
 from .restore import create_restored
 from .tokens import earlier, remember
 
@@ -130,15 +131,8 @@ class Imports:
         docs = [orjson.loads(raw) for _, raw in self._store.range(IMPORT_ROW, end_of(IMPORT_ROW))]
         if request.get("TableArn"):
             docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
-        docs.sort(key=lambda d: (d["StartTime"], d["ImportArn"]))
-        token = request.get("NextToken")
-        if token and any(d["ImportArn"] == token for d in docs):
-            docs = [d for d in docs if (d["StartTime"], d["ImportArn"]) > (docs[0]["StartTime"], token)]
-        limit = request.get("PageSize") or 25
-        out: dict[str, Any] = {}
-        if len(docs) > limit:
-            docs = docs[:limit]
-            out["NextToken"] = docs[-1]["ImportArn"]
+        docs, token = page(docs, "ImportArn", request.get("NextToken"), request.get("PageSize") or 25)
+        out: dict[str, Any] = {} if token is None else {"NextToken": token}
         out["ImportSummaryList"] = [
             {k: d[k] for k in ("ImportArn", "ImportStatus", "TableArn", "S3BucketSource", "InputFormat", "StartTime")
              if k in d} | ({"EndTime": d["EndTime"]} if "EndTime" in d else {})
