@@ -1,4 +1,4 @@
-"""Cross-client check: the AWS SDK for JavaScript v3 runs a short scenario against the server.
+"""Cross-client check: the AWS SDK for JavaScript v3 runs short scenarios (tables, streams) against the server.
 
 `./dev test` installs the SDK (`setup_node`: `npm ci` in tests/clients/js,
 pinned by its package-lock.json). Without node or the installed SDK this
@@ -26,7 +26,7 @@ def _node() -> str:
     if node is None:
         pytest.fail("node is not installed: the JavaScript SDK check needs node 20+ and npm "
                     "(or set PARTITA_SKIP_NODE=1 to skip it)")
-    if not (HERE / "node_modules" / "@aws-sdk" / "lib-dynamodb").is_dir():
+    if not all((HERE / "node_modules" / "@aws-sdk" / name).is_dir() for name in ("lib-dynamodb", "client-dynamodb-streams")):
         pytest.fail("the JavaScript SDK is not installed: run ./dev test (or npm ci in tests/clients/js)")
     return node
 
@@ -60,4 +60,31 @@ def test_js_sdk_v3_scenario(endpoint: str, table_name: str) -> None:
         {"step": "missing", "value": {"name": "ResourceNotFoundException",
                                       "message": f"Requested resource not found: Table: {table_name} not found",
                                       "status": 400}},
+    ]
+
+
+def test_js_sdk_v3_streams_scenario(endpoint: str, table_name: str) -> None:
+    """The JavaScript SDK's DynamoDBStreamsClient, given the server's URL, reads what boto3 reads (test_streams.py)."""
+    node = _node()
+    result = subprocess.run([node, "streams_scenario.mjs", endpoint, table_name], cwd=HERE, capture_output=True,
+                            text=True, timeout=120, check=False, env={**os.environ, "NODE_NO_WARNINGS": "1"})
+    assert result.returncode == 0, result.stderr
+    steps = [json.loads(line) for line in result.stdout.splitlines()]
+    key = {"pk": {"S": "a"}}
+    v1, v2 = {**key, "v": {"N": "1"}}, {**key, "v": {"N": "2"}}
+    common = {"keys": key, "view": "NEW_AND_OLD_IMAGES", "source": "aws:dynamodb", "version": "1.1",
+              "region": "us-east-1"}
+    assert steps == [
+        {"step": "list", "value": [{"arn": True, "table": table_name, "labelInArn": True}]},
+        {"step": "describe", "value": {"status": "ENABLED", "view": "NEW_AND_OLD_IMAGES", "table": table_name,
+                                       "keys": [{"AttributeName": "pk", "KeyType": "HASH"}], "shards": 1}},
+        {"step": "events", "value": ["INSERT", "MODIFY", "REMOVE"]},
+        {"step": "records", "value": [
+            {**common, "newImage": v1, "oldImage": None},
+            {**common, "newImage": v2, "oldImage": v1},
+            {**common, "newImage": None, "oldImage": v2},
+        ]},
+        {"step": "increasing", "value": True},
+        {"step": "forged", "value": {"name": "ValidationException", "message": "Invalid ShardIterator",
+                                     "status": 400}},
     ]
