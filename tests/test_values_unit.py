@@ -14,14 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from partita.engine.sizes import item_size, value_size
 from partita.engine.values import (
     check_item_types,
     compare,
-    item_size,
     normalize_item,
     normalize_number,
     normalize_value,
-    value_size,
     values_equal,
 )
 from partita.errors import SerializationException, ValidationException

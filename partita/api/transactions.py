@@ -37,9 +37,10 @@ from ..engine.items import (
     prepare_put,
     prepare_update,
 )
+from ..engine.sizes import item_size
 from ..engine.transactions import MAX_TRANSACTION_BYTES, TRANSACTION_TOO_LARGE, ClientToken
 from ..engine.updates import bind_update
-from ..engine.values import item_size, normalize_item
+from ..engine.values import normalize_item
 from ..errors import ValidationException
 from .batch import collection_metrics, deserialized_first
 from .expression_params import Expressions, read_expressions

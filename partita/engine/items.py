@@ -34,6 +34,7 @@ from .capacity.meter import READ, Meter
 from .expressions import evaluate
 from .item_keys import check_item_key, check_key, key_of
 from .schema import Table
+from .sizes import item_size
 from .tables import TableOps
 from .updates import (
     ITEM_TOO_LARGE,
@@ -44,7 +45,6 @@ from .updates import (
     check_index_values,
     check_key_updates,
 )
-from .values import item_size
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]

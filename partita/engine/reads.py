@@ -43,7 +43,7 @@ from .keys import (
     tuple_hash,
 )
 from .schema import Index, KeyAttribute, Table
-from .values import item_size
+from .sizes import item_size
 
 Item = dict[str, dict[str, Any]]
 Predicate = Callable[[Item], bool]

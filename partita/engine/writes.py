@@ -22,8 +22,8 @@ from .capacity import write_units
 from .gsi_lag import GsiLag
 from .keys import encode_partition, partition_hash, prefix_successor
 from .schema import Index, Table
+from .sizes import item_size
 from .ttl_index import index_expiry
-from .values import item_size
 from .vector.entries import check_vector_item, write_vector_entries
 
 if TYPE_CHECKING:

@@ -11,12 +11,11 @@ never makes a write or a condition decide on stale data.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 from psycopg_pool import ConnectionPool
 
-from .base import ReadView, Store, WriteTxn
-from .postgres import POOL_TIMEOUT, PooledReads, _end, _mapped, _Reader
+from .base import Store, WriteTxn
+from .postgres import POOL_TIMEOUT, PooledReads
 
 
 class ReplicaReads(PooledReads, Store):
@@ -31,17 +30,6 @@ class ReplicaReads(PooledReads, Store):
             timeout=POOL_TIMEOUT,
             open=True,
         )
-
-    @contextmanager
-    def snapshot(self) -> Iterator[ReadView]:
-        # REPEATABLE READ READ ONLY is what a hot standby allows (not SERIALIZABLE).
-        with self._connection() as conn:
-            with _mapped():
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            try:
-                yield _Reader(conn)
-            finally:
-                _end(conn, "COMMIT")
 
     def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
         raise TypeError("a replica takes no writes")

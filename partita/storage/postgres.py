@@ -224,7 +224,7 @@ class _Writer(_Reader, WriteTxn):
 
 
 class PooledReads:
-    """Single reads, each on a connection borrowed from `_pool` (the primary's or a replica's)."""
+    """Reads and read snapshots, each on a connection borrowed from `_pool` (the primary's or a replica's)."""
 
     _pool: ConnectionPool
 
@@ -255,6 +255,17 @@ class PooledReads:
     def _connection(self) -> Iterator[psycopg.Connection]:
         with _mapped(), self._pool.connection() as conn:
             yield conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadView]:
+        # REPEATABLE READ READ ONLY: consistent, and what a hot standby allows (not SERIALIZABLE).
+        with self._connection() as conn:
+            with _mapped():
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield _Reader(conn)
+            finally:
+                _end(conn, "COMMIT")
 
 
 class PostgresStore(PooledReads, Store):
@@ -326,18 +337,7 @@ class PostgresStore(PooledReads, Store):
                 if not self._closed.is_set():
                     self._closed.wait(0.5)
 
-    # --- reads and transactions ----------------------------------------------------------
-
-
-    @contextmanager
-    def snapshot(self) -> Iterator[ReadView]:
-        with self._connection() as conn:
-            with _mapped():
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            try:
-                yield _Reader(conn)
-            finally:
-                _end(conn, "COMMIT")
+    # --- transactions ---------------------------------------------------------------------
 
     @contextmanager
     def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:

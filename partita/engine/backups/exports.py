@@ -39,8 +39,8 @@ from .errors import (
 )
 from .formats import ion_line, json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
-from .keys import EXPORT_ROW, end_of, job_key, next_id, snap_prefix
-from .listing import page
+from .keys import EXPORT_ROW, end_of, job_key, next_id, resource_id, snap_prefix
+from .listing import listed
 from .pitr import read_state, window
 from .snapshots import drop_snapshot
 from .tokens import earlier, remember
@@ -120,7 +120,7 @@ class Exports:
                         "ExportFromTime and ExportToTime must be within the point in time recovery window, "
                         "ExportFromTime before ExportToTime"
                     )
-            export_id = f"{int(now * 1000):014d}-{secrets.token_hex(4)}"
+            export_id = resource_id(now)
             doc: dict[str, Any] = {
                 "ExportArn": f"{table.description['TableArn']}/export/{export_id}",
                 "ExportStatus": "IN_PROGRESS",
@@ -157,11 +157,7 @@ class Exports:
         return _public(orjson.loads(raw))
 
     def list(self, request: dict[str, Any]) -> dict[str, Any]:
-        docs = [orjson.loads(raw) for _, raw in self._store.range(EXPORT_ROW, end_of(EXPORT_ROW))]
-        if request.get("TableArn"):
-            docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
-        docs, token = page(docs, "ExportArn", request.get("NextToken"), request.get("MaxResults") or 25)
-        out: dict[str, Any] = {} if token is None else {"NextToken": token}
+        docs, out = listed(self._store, EXPORT_ROW, "ExportArn", request, "MaxResults")
         out["ExportSummaries"] = [
             {"ExportArn": d["ExportArn"], "ExportStatus": d["ExportStatus"], "ExportType": d["ExportType"]}
             for d in docs

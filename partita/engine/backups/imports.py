@@ -30,15 +30,15 @@ from ..catalog import Catalog
 from ..clock import Clock
 from ..item_keys import check_item_key
 from ..schema import Table
+from ..sizes import item_size
 from ..tables import TableOps
-from ..values import item_size
 from ..writes import WriteRules, store_item
 from .errors import ImportConflictException, ImportNotFoundException
 from .exports import local_path
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
-from .keys import IMPORT_ROW, end_of, job_key
-from .listing import page
+from .keys import IMPORT_ROW, job_key, resource_id
+from .listing import listed
 from .restore import create_restored
 from .tokens import earlier, remember
 
@@ -95,7 +95,7 @@ class Imports:
             description = copy.deepcopy(table.description)
             description.pop("RestoreSummary", None)
             self._catalog.put(txn, Table.from_description(description, table.table_id))
-            import_id = f"{int(now * 1000):014d}-{secrets.token_hex(4)}"
+            import_id = resource_id(now)
             doc: dict[str, Any] = {
                 "ImportArn": f"{description['TableArn']}/import/{import_id}",
                 "ImportStatus": "IN_PROGRESS",
@@ -128,11 +128,7 @@ class Imports:
         return _public(orjson.loads(raw))
 
     def list(self, request: dict[str, Any]) -> dict[str, Any]:
-        docs = [orjson.loads(raw) for _, raw in self._store.range(IMPORT_ROW, end_of(IMPORT_ROW))]
-        if request.get("TableArn"):
-            docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
-        docs, token = page(docs, "ImportArn", request.get("NextToken"), request.get("PageSize") or 25)
-        out: dict[str, Any] = {} if token is None else {"NextToken": token}
+        docs, out = listed(self._store, IMPORT_ROW, "ImportArn", request, "PageSize")
         out["ImportSummaryList"] = [
             {k: d[k] for k in ("ImportArn", "ImportStatus", "TableArn", "S3BucketSource", "InputFormat", "StartTime")
              if k in d} | ({"EndTime": d["EndTime"]} if "EndTime" in d else {})

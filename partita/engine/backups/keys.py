@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import secrets
 import struct
 
 from ..keys import prefix_successor
@@ -77,3 +78,8 @@ def next_id(txn: object) -> int:
     value = 1 if raw is None else int(raw) + 1
     txn.put(_SEQUENCE_ROW, b"%d" % value)  # type: ignore[attr-defined]
     return value
+
+
+def resource_id(now: float) -> str:
+    """The id part of a backup, export or import ARN: milliseconds then 8 hex digits, as DynamoDB's."""
+    return f"{int(now * 1000):014d}-{secrets.token_hex(4)}"

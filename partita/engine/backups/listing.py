@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from ...storage.base import Store
+from .keys import end_of
+
 
 def page(
     docs: list[dict[str, Any]], arn_key: str, token: str | None, limit: int
@@ -24,3 +29,14 @@ def page(
         docs = docs[:limit]
         return docs, docs[-1][arn_key]
     return docs, None
+
+
+def listed(
+    store: Store, prefix: bytes, arn_key: str, request: dict[str, Any], limit_key: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The page a List call asks for (TableArn filter, NextToken, limit) and the answer's NextToken part."""
+    docs = [orjson.loads(raw) for _, raw in store.range(prefix, end_of(prefix))]
+    if request.get("TableArn"):
+        docs = [d for d in docs if d["TableArn"] == request["TableArn"]]
+    docs, token = page(docs, arn_key, request.get("NextToken"), request.get(limit_key) or 25)
+    return docs, {} if token is None else {"NextToken": token}

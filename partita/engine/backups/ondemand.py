@@ -11,7 +11,6 @@ in progress, in its own transaction).
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import orjson
@@ -30,7 +29,7 @@ from .errors import (
     instant,
 )
 from .jobs import Job, new_job
-from .keys import BACKUP_ROW, end_of, next_id
+from .keys import BACKUP_ROW, end_of, next_id, resource_id
 from .restore import create_restored, restore_request
 from .snapshots import drop_snapshot, start_snapshot
 
@@ -145,7 +144,7 @@ class OnDemandBackups:
             if table.description.get("_Restoring"):
                 # NOT confirmed against DynamoDB: the exception is the documented one, the text ours.
                 raise TableInUseException(f"Table is being created: {name}")
-            arn = f"{table.description['TableArn']}/backup/{int(now * 1000):014d}-{secrets.token_hex(4)}"
+            arn = f"{table.description['TableArn']}/backup/{resource_id(now)}"
             count, size = txn.stats(*table.data_range())
             snap_id = next_id(txn)
             doc = {

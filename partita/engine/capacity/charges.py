@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..schema import Index, Table
-from ..values import item_size
+from ..sizes import item_size
 from .meter import READ, WRITE, Charge, Meter
 from .partitions import TABLE_MAP, row_hash
 from .units import write_units

@@ -21,7 +21,7 @@ from ...storage.base import WriteTxn
 from ..clock import Clock
 from ..keys import partition_hash
 from ..schema import Table
-from ..values import item_size
+from ..sizes import item_size
 from .keys import counter_key, record_key, sequence_text
 
 Item = dict[str, dict[str, Any]]

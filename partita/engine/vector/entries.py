@@ -29,7 +29,7 @@ import orjson
 from ...errors import ValidationException
 from ...storage.base import ReadView, WriteTxn
 from ..keys import prefix_successor
-from ..values import item_size
+from ..sizes import item_size
 from .model import VectorIndex
 
 Item = dict[str, dict[str, Any]]
