@@ -58,6 +58,7 @@ from .leaves import (
     table_arn_leaf,
     timestamp_leaf,
 )
+from .model_patches import patched_shapes
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
@@ -66,38 +67,6 @@ ContainerCheck = Callable[[Any, str, list[str]], None]
 
 _JAVA_PKG = "com.amazonaws.dynamodb.v20120810."
 _MAX_ERRORS = 10
-
-# Constraints the real service enforces that the published model lacks.
-# KeySchema: "Member must have length less than or equal to 2" is recorded from
-# the service (dynalite createTable tests, and again in 2026 for a table's
-# keySchema); botocore's model only has min 1. A GSI's KeySchema may hold up to
-# 4 HASH + 4 RANGE elements (multi-attribute keys, 2025-11), so the GSI shapes
-# get an unbounded copy and validation/tables.py words those limits.
-# CreateTableInput: the 2026 model lists only TableName as required, but the
-# service still answers a missing KeySchema or AttributeDefinitions with
-# "Value null at 'keySchema' failed to satisfy constraint: Member must not be
-# null" (ack-api-quirks DDB-TABLE-042, verified 2026-10-08).
-_MODEL_PATCHES: dict[str, dict[str, Any]] = {
-    "KeySchema": {"max": 2},
-    "GlobalSecondaryIndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
-    "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
-}
-_GSI_KEY_SCHEMA_OWNERS = ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction")
-# Single-table data-plane operations check TableName with the model's own
-# TableArn constraint (length 1..1024, no pattern): observed on the service in
-# 2026 ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem),
-# where control-plane operations still apply the TableName rules (3..255 and
-# the pattern; see leaves.table_arn_leaf). A name that passes but names no
-# table is then ResourceNotFoundException.
-_DATA_PLANE_INPUTS = (
-    "GetItemInput",
-    "PutItemInput",
-    "UpdateItemInput",
-    "DeleteItemInput",
-    "QueryInput",
-    "ScanInput",
-)
-_DATA_PLANE_TABLE = "DataPlaneTableArn"
 
 # The codec's message for a scalar where a collection nested directly in
 # another collection is expected (dynalite: RequestItems.Attr, Keys.0).
@@ -172,24 +141,7 @@ class _Compiler:
     """Turns model shapes into closures; shared sub-shapes are compiled once per context."""
 
     def __init__(self, model: dict[str, Any]) -> None:
-        self.shapes: dict[str, Any] = dict(model["shapes"])
-        # The patches are about DynamoDB's own model; the Streams model lacks its shapes.
-        if all(owner in self.shapes for owner in _GSI_KEY_SCHEMA_OWNERS):
-            for name, patch in _MODEL_PATCHES.items():
-                self.shapes[name] = {**self.shapes.get(name, {}), **patch}
-        if "TableArn" in self.shapes:
-            self.shapes[_DATA_PLANE_TABLE] = self.shapes["TableArn"]
-        for name in _DATA_PLANE_INPUTS:
-            if name in self.shapes:
-                members = dict(self.shapes[name]["members"])
-                members["TableName"] = {**members["TableName"], "shape": _DATA_PLANE_TABLE}
-                self.shapes[name] = {**self.shapes[name], "members": members}
-        for owner in _GSI_KEY_SCHEMA_OWNERS:
-            if owner not in self.shapes:
-                continue
-            members = dict(self.shapes[owner]["members"])
-            members["KeySchema"] = {**members["KeySchema"], "shape": "GlobalSecondaryIndexKeySchema"}
-            self.shapes[owner] = {**self.shapes[owner], "members": members}
+        self.shapes: dict[str, Any] = patched_shapes(model["shapes"])
         self._leaf_cache: dict[str, LeafCheck] = {}
         self._container_cache: dict[tuple[str, str], ContainerCheck] = {}
         # Leaves of integer shapes: a float member is replaced by its truncation.

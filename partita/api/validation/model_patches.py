@@ -1,0 +1,60 @@
+"""Where Partita's request-shape validation departs from botocore's published model, and why.
+
+Each departure is recorded behaviour of the real service that the model does
+not state. They apply to DynamoDB's own model only; the DynamoDB Streams
+model (compiled by the same code) has none of these shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Constraints the real service enforces that the published model lacks.
+# KeySchema: "Member must have length less than or equal to 2" is recorded from
+# the service (dynalite createTable tests, and again in 2026 for a table's
+# keySchema); botocore's model only has min 1. A GSI's KeySchema may hold up to
+# 4 HASH + 4 RANGE elements (multi-attribute keys, 2025-11), so the GSI shapes
+# get an unbounded copy and validation/tables.py words those limits.
+# CreateTableInput: the 2026 model lists only TableName as required, but the
+# service still answers a missing KeySchema or AttributeDefinitions with
+# "Value null at 'keySchema' failed to satisfy constraint: Member must not be
+# null" (ack-api-quirks DDB-TABLE-042, verified 2026-10-08).
+SHAPE_PATCHES: dict[str, dict[str, Any]] = {
+    "KeySchema": {"max": 2},
+    "GlobalSecondaryIndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
+    "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
+}
+
+# Single-table data-plane operations check TableName with the model's own
+# TableArn constraint (length 1..1024, no pattern): observed on the service in
+# 2026 ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem),
+# where control-plane operations still apply the TableName rules (3..255 and
+# the pattern; see leaves.table_arn_leaf). A name that passes but names no
+# table is then ResourceNotFoundException.
+_DATA_PLANE_INPUTS = ("GetItemInput", "PutItemInput", "UpdateItemInput", "DeleteItemInput", "QueryInput", "ScanInput")
+
+#: New shapes that start as copies of a model shape.
+ALIASES = {"DataPlaneTableArn": "TableArn"}
+
+#: (structure, member) -> the shape that member is checked against instead of the model's.
+MEMBER_SHAPES: dict[tuple[str, str], str] = {
+    **{(name, "TableName"): "DataPlaneTableArn" for name in _DATA_PLANE_INPUTS},
+    ("GlobalSecondaryIndex", "KeySchema"): "GlobalSecondaryIndexKeySchema",
+    ("CreateGlobalSecondaryIndexAction", "KeySchema"): "GlobalSecondaryIndexKeySchema",
+}
+
+
+def patched_shapes(shapes: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a model's shapes with the departures above applied (the model itself is untouched)."""
+    out = dict(shapes)
+    if "CreateTableInput" not in out:  # DynamoDB Streams' model
+        return out
+    for name, patch in SHAPE_PATCHES.items():
+        out[name] = {**out.get(name, {}), **patch}
+    for alias, source in ALIASES.items():
+        out[alias] = out[source]
+    for (owner, member), shape in MEMBER_SHAPES.items():
+        members = dict(out[owner]["members"])
+        members[member] = {**members[member], "shape": shape}
+        out[owner] = {**out[owner], "members": members}
+    return out
