@@ -227,3 +227,51 @@ def raw_request(
         return RawResponse(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     finally:
         conn.close()
+
+
+def kill_during_writes(
+    server: Server,
+    write: Callable[[Any, int, int], list[Any] | None],
+    *,
+    writers: int,
+    at_least: int,
+    seconds: float,
+) -> list[Any]:
+    """Run `writers` threads until `at_least` writes are acknowledged, `kill -9` the server, return them.
+
+    `write(client, slot, n)` makes the slot's n-th write and returns the keys
+    it acknowledged (None: nothing, stop). Any error ends that writer: after
+    the kill, requests fail in every way a dead server makes them fail.
+    """
+    import threading
+    import time
+
+    acknowledged: list[list[Any]] = [[] for _ in range(writers)]
+    stop = threading.Event()
+
+    def writer(slot: int) -> None:
+        client = client_for(server.url)
+        n = 0
+        while not stop.is_set():
+            try:
+                keys = write(client, slot, n)
+            except Exception:
+                return
+            if keys is None:
+                return
+            acknowledged[slot].extend(keys)
+            n += 1
+
+    threads = [threading.Thread(target=writer, args=(slot,)) for slot in range(writers)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + seconds
+    while sum(map(len, acknowledged)) < at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.kill()
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+    written = [key for slot in acknowledged for key in slot]
+    assert len(written) >= at_least
+    return written

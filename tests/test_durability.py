@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import ClientError, EndpointConnectionError
-from conftest import Server, client_for, create_table
-from urllib3.exceptions import HTTPError
+from conftest import Server, client_for, create_table, kill_during_writes
 
 
 def test_restart_keeps_tables_and_items(start_server: Callable[..., Server], tmp_path: Path) -> None:
@@ -38,35 +34,13 @@ def test_kill_during_writes_loses_nothing_acknowledged(start_server: Callable[..
     server = start_server("--data-dir", data)
     setup = client_for(server.url)
     create_table(setup, "stream")
-    acknowledged: list[list[int]] = [[] for _ in range(4)]
-    stop = threading.Event()
 
-    def writer(slot: int) -> None:
-        ddb = client_for(server.url)
-        n = 0
-        while not stop.is_set():
-            key = slot * 1_000_000 + n
-            try:
-                ddb.put_item(TableName="stream", Item={"pk": {"S": str(key)}, "n": {"N": str(key)}})
-            except (ClientError, EndpointConnectionError, HTTPError, ConnectionError, OSError):
-                return
-            except Exception:
-                return
-            acknowledged[slot].append(key)
-            n += 1
+    def write(ddb: Any, slot: int, n: int) -> list[int]:
+        key = slot * 1_000_000 + n
+        ddb.put_item(TableName="stream", Item={"pk": {"S": str(key)}, "n": {"N": str(key)}})
+        return [key]
 
-    threads = [threading.Thread(target=writer, args=(slot,)) for slot in range(4)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + 10
-    while sum(map(len, acknowledged)) < 300 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    server.kill()
-    stop.set()
-    for thread in threads:
-        thread.join(30)
-    written = [key for slot in acknowledged for key in slot]
-    assert len(written) >= 300
+    written = kill_during_writes(server, write, writers=4, at_least=300, seconds=10)
 
     restarted = start_server("--data-dir", data)
     ddb: Any = client_for(restarted.url)

@@ -11,17 +11,13 @@ however many writers share a commit.
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import ClientError, EndpointConnectionError
-from conftest import Server, client_for, create_table
+from conftest import Server, client_for, create_table, kill_during_writes
 from test_http_server import Reader, connect, request
 from test_item_collections import make_lsi_table
-from urllib3.exceptions import HTTPError
 
 DYNAMO = "com.amazonaws.dynamodb.v20120810#"
 
@@ -99,46 +95,20 @@ def test_kill_during_grouped_writes_loses_nothing_acknowledged(
     data = str(tmp_path / "data")
     server = start_server("--data-dir", data)
     create_table(client_for(server.url), "shared")
-    acknowledged: list[list[str]] = [[] for _ in range(16)]
-    stop = threading.Event()
 
-    def writer(slot: int) -> None:
-        ddb = client_for(server.url)
-        n = 0
-        while not stop.is_set():
-            keys = [f"{slot}-{n}"]
-            try:
-                if slot % 3 == 0:
-                    ddb.put_item(TableName="shared", Item={"pk": {"S": keys[0]}})
-                elif slot % 3 == 1:
-                    ddb.update_item(TableName="shared", Key={"pk": {"S": keys[0]}}, UpdateExpression="ADD c :one",
-                                    ExpressionAttributeValues={":one": {"N": "1"}})
-                else:
-                    keys = [f"{slot}-{n}-{i}" for i in range(5)]
-                    out = ddb.batch_write_item(RequestItems={"shared": [
-                        {"PutRequest": {"Item": {"pk": {"S": k}}}} for k in keys
-                    ]})
-                    if out["UnprocessedItems"]:
-                        return
-            except (ClientError, EndpointConnectionError, HTTPError, ConnectionError, OSError):
-                return
-            except Exception:
-                return
-            acknowledged[slot].extend(keys)
-            n += 1
+    def write(ddb: Any, slot: int, n: int) -> list[str] | None:
+        if slot % 3 == 0:
+            ddb.put_item(TableName="shared", Item={"pk": {"S": f"{slot}-{n}"}})
+            return [f"{slot}-{n}"]
+        if slot % 3 == 1:
+            ddb.update_item(TableName="shared", Key={"pk": {"S": f"{slot}-{n}"}}, UpdateExpression="ADD c :one",
+                            ExpressionAttributeValues={":one": {"N": "1"}})
+            return [f"{slot}-{n}"]
+        keys = [f"{slot}-{n}-{i}" for i in range(5)]
+        out = ddb.batch_write_item(RequestItems={"shared": [{"PutRequest": {"Item": {"pk": {"S": k}}}} for k in keys]})
+        return None if out["UnprocessedItems"] else keys
 
-    threads = [threading.Thread(target=writer, args=(slot,)) for slot in range(16)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + 15
-    while sum(map(len, acknowledged)) < 600 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    server.kill()
-    stop.set()
-    for thread in threads:
-        thread.join(30)
-    written = [key for slot in acknowledged for key in slot]
-    assert len(written) >= 600
+    written = kill_during_writes(server, write, writers=16, at_least=600, seconds=15)
 
     restarted = start_server("--data-dir", data)
     ddb: Any = client_for(restarted.url)
