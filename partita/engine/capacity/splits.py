@@ -70,7 +70,12 @@ class PartitionSplitter:
         self._next = 0.0
 
     def run(self) -> bool:
-        """One round: split the first hot partition found (every second), or oversized one (every interval)."""
+        """One round: split the first hot partition found (every second), or oversized one (every interval).
+
+        `now` only paces how often the duty looks (real seconds of work, so a
+        clock advance does not make it scan in a burst); whether a partition
+        is hot is the meter's streak on the server clock.
+        """
         now = time.monotonic()
         if self._meter is not None and now >= self._next_heat:
             self._next_heat = now + 1.0
