@@ -36,6 +36,14 @@ GROUP_LIMIT = 256
 """Writes one group commit covers at most: it bounds how long other threads
 (and other worker processes) wait for the store's lock."""
 
+PAGE_SIZE = 2048
+"""Page size of a new database (an existing one keeps its own). Item writes
+land on random pages, and a commit copies every page it dirtied into the
+WAL (and the checkpointer copies it again into the database): half of
+SQLite's default 4 KB halves those bytes. Measured in-process on the
+bench's BatchWriteItem (25 random ~130-byte rows a request), ~630 -> ~520 us
+of CPU a request; point reads and PutItem were unchanged within noise."""
+
 CHECKPOINT_SECONDS = 0.1
 """How often the checkpointer thread copies the WAL into the database."""
 
@@ -45,6 +53,9 @@ the new one, and on a WITHOUT ROWID table the delete and the insert each
 rebalance the leaf page, dirtying its siblings. Measured on the bench's
 100-byte items in 10k rows, an upsert costs ~5 us of CPU where REPLACE cost
 ~14 us, nearly all of it in more pages written to the WAL at commit."""
+
+_MAX_PREFETCH = 100  # a BatchWriteItem has at most 25 requests
+_PREFETCH: dict[int, str] = {}  # the IN (...) statement by its number of keys
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL, w INTEGER NOT NULL) WITHOUT ROWID"
 
@@ -120,7 +131,7 @@ class _GroupedWriter(_Writer):
     would have shown.
     """
 
-    __slots__ = ("pending", "savepoint", "outer")
+    __slots__ = ("pending", "savepoint", "outer", "fetched")
 
     def __init__(self, db: sqlite3.Connection, outer: _GroupedWriter | None) -> None:
         super().__init__(db)
@@ -129,18 +140,30 @@ class _GroupedWriter(_Writer):
         self.savepoint = False
         #: The write this one is nested in (same thread, same group), restored when it ends.
         self.outer = outer
+        #: Rows read ahead by `prefetch` (None: absent), as SQLite has them; pending rows win.
+        self.fetched: dict[bytes, tuple[bytes, int] | None] | None = None
+
+    def prefetch(self, keys: list[bytes]) -> None:
+        """Read a batch's rows in one statement instead of one each (~25 statements fewer a BatchWriteItem)."""
+        if len(keys) > _MAX_PREFETCH:
+            return
+        sql = _PREFETCH.get(len(keys))
+        if sql is None:
+            sql = _PREFETCH[len(keys)] = "SELECT k, v, w FROM kv WHERE k IN (" + ", ".join("?" * len(keys)) + ")"
+        found = {k: (v, w) for k, v, w in self._db.execute(sql, keys)}
+        self.fetched = {key: found.get(key) for key in keys}
 
     def get(self, key: bytes) -> bytes | None:
-        pending = self.pending
-        if key in pending:
-            entry = pending[key]
-            return None if entry is None else entry[0]
-        return super().get(key)
+        stored = self.get_weighted(key)
+        return None if stored is None else stored[0]
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
         pending = self.pending
         if key in pending:
             return pending[key]
+        fetched = self.fetched
+        if fetched is not None and key in fetched:
+            return fetched[key]
         return self._db.execute("SELECT v, w FROM kv WHERE k = ?", (key,)).fetchone()
 
     def range(
@@ -166,6 +189,7 @@ class _GroupedWriter(_Writer):
 
     def delete_range(self, start: bytes, end: bytes) -> None:
         self.flush()
+        self.fetched = None
         super().delete_range(start, end)
 
     def flush(self) -> None:
@@ -193,6 +217,7 @@ class _GroupedWriter(_Writer):
 
     def _store_pending(self) -> None:
         pending, self.pending = self.pending, {}
+        self.fetched = None  # what was read ahead may be among the rows stored now
         puts = [(key, *entry) for key, entry in pending.items() if entry is not None]
         if len(puts) < len(pending):
             self._db.executemany(
@@ -316,6 +341,7 @@ class SQLiteStore(LockedStore):
         target = ":memory:" if path is None else str(path)
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
         if path is not None:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new database
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA wal_autocheckpoint=0")  # _Checkpointer does it
