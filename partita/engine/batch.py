@@ -135,6 +135,8 @@ class BatchOps:
         outcomes = []
         meter = self._meter
         with self._store.write() as txn:
+            if len(actions) > 1:
+                txn.prefetch([action.row for action in actions])
             for action in actions:
                 old, new = resolve(txn, action)
                 if meter is not None and (self._enforce or action.table.insights):

@@ -47,6 +47,7 @@ from .expressions import (
     resolve_path,
 )
 from .expressions.ast import Operand, PathElement, UpdateAction
+from .expressions.validate import static_update_paths
 from .schema import Table
 from .values import MAX_NESTING_DEPTH, MSG_NESTING, normalize_number, value_depth
 
@@ -92,6 +93,9 @@ def bind_update(
     type_error: str = WRONG_TYPE,
 ) -> BoundUpdate:
     """Resolve an update's target paths for one request (placeholders were checked)."""
+    static = None if update.names else static_update_paths(update)
+    if static is not None:
+        return BoundUpdate(update.actions, static, names, values, type_error)
     paths = []
     for action in update.actions:
         resolved = resolve_path(action.path, names)
@@ -158,6 +162,8 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
     would give a top-level index key attribute, and document paths (targets or
     operands) that reach into an index key attribute.
     """
+    if not table.indexes:
+        return
     for index in table.indexes:
         for attr in index.key_attributes:
             for action, path in zip(update.actions, update.paths, strict=True):

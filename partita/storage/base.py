@@ -77,6 +77,9 @@ class WriteTxn(ReadView):
     def bump_generation(self) -> None:
         """Make `Store.generation()` change for every process once this transaction commits."""
 
+    def prefetch(self, keys: list[bytes]) -> None:
+        """A hint: these rows are about to be read (a batch). A backend may read them in one go."""
+
 
 class Store(ReadView):
     """A backend. Reads outside a transaction see the latest committed state."""

@@ -414,6 +414,14 @@ class _Compiler:
         # length gets operation-specific messages, which the operations produce.
         if value_shape == "AttributeValue":
             attr = self.container("AttributeValue", _ELEMENT)
+            # Members whose check can only pass on a string ({"S": ...}, {"N": ...}): an
+            # attribute made of one of them alone needs no visit (most attributes of most
+            # items), which also spares building its path.
+            av_members = self.shapes["AttributeValue"]["members"]
+            free = frozenset(
+                name for name, member in av_members.items()
+                if self._unconstrained_string(member["shape"])
+            )
 
             def check_items(value: Any, path: str, errors: list[str]) -> None:
                 if value.__class__ is not dict:
@@ -424,6 +432,13 @@ class _Compiler:
                     length(value, path, errors)
                 for key, element in value.items():
                     if element is not None:
+                        if element.__class__ is dict and len(element) == 1:
+                            for member, raw in element.items():
+                                if raw.__class__ is str and member in free:
+                                    break
+                            else:
+                                attr(element, f"{path}.{key}.member", errors)
+                            continue
                         attr(element, f"{path}.{key}.member", errors)
 
             return check_items
@@ -465,6 +480,11 @@ class _Compiler:
                     _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
         return check_leaves
+
+    def _unconstrained_string(self, shape_name: str) -> bool:
+        """A string shape without length, pattern or enum: every JSON string passes its leaf check."""
+        shape = self.shapes[shape_name]
+        return shape["type"] == "string" and not any(k in shape for k in ("min", "max", "pattern", "enum"))
 
     def _map_entries(self, shape_name: str) -> Callable[[Any, str, list[str]], None] | None:
         """Constraints the service states once for a whole map: on its keys and its values' lengths.

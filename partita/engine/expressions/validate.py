@@ -370,45 +370,100 @@ def _walk(operand: Operand) -> Iterator[Operand]:
         yield from _walk(operand.right)
 
 
+class _UpdatePlan:
+    """What `_check_update` learns from an update's text alone, worked out once per parsed update.
+
+    The placeholders it uses, in the order the checks meet them (so the first
+    undefined one is the one reported); and, when no target path has a
+    `#name`, the resolved targets and their overlap/conflict error, which
+    then cannot differ between requests.
+    """
+
+    __slots__ = ("update", "names", "values", "paths", "overlap", "typed", "computed")
+
+    def __init__(self, update: Update) -> None:
+        self.update = update
+        flat = [o for top in _update_operands(update) for o in _walk(top)]
+        names: dict[str, None] = {}
+        values: dict[str, None] = {}
+        for o in flat:
+            if isinstance(o, Path):
+                for e in o.elements:
+                    if isinstance(e, str) and e[0] == "#":
+                        names.setdefault(e)
+            elif isinstance(o, Value):
+                values.setdefault(o.name)
+        self.names = tuple(names)
+        self.values = tuple(values)
+        paths = [resolve_path(a.path, {}) for a in update.actions]
+        self.paths: tuple[tuple[PathElement, ...], ...] | None = None
+        self.overlap: str | None = None
+        if all(p is not None for p in paths):
+            self.paths = tuple(paths)  # type: ignore[arg-type]
+            self.overlap = _overlap_error(paths)  # type: ignore[arg-type]
+        #: ADD/DELETE actions (their operand's type is checked), SET actions whose value is not a plain :value.
+        self.typed = tuple(a for a in update.actions if isinstance(a, (AddAction, DeleteAction)))
+        self.computed = tuple(
+            a for a in update.actions if isinstance(a, SetAction) and not isinstance(a.value, Value)
+        )
+
+
+_PLANS: dict[int, _UpdatePlan] = {}
+_MAX_PLANS = 4096  # parsed updates are cached by text (a bounded cache), so are their plans
+
+
+def _plan(update: Update) -> _UpdatePlan:
+    plan = _PLANS.get(id(update))
+    if plan is None or plan.update is not update:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        plan = _PLANS[id(update)] = _UpdatePlan(update)
+    return plan
+
+
+def static_update_paths(update: Update) -> tuple[tuple[PathElement, ...], ...] | None:
+    """The update's resolved target paths when they use no `#name` (the same for every request)."""
+    return _plan(update).paths
+
+
 def _check_update(
     update: Update, names: Mapping[str, str], values: Mapping[str, dict[str, Any]]
 ) -> None:
     kind = update.kind
-    flat = [o for top in _update_operands(update) for o in _walk(top)]
-    for o in flat:
-        if isinstance(o, Path):
-            for e in o.elements:
-                if isinstance(e, str) and e[0] == "#" and e not in names:
-                    raise invalid(
-                        kind,
-                        "An expression attribute name used in the document path is not defined; "
-                        f"attribute name: {e}",
-                    )
-    for o in flat:
-        if isinstance(o, Value) and o.name not in values:
+    plan = _plan(update)
+    for e in plan.names:
+        if e not in names:
+            raise invalid(
+                kind,
+                "An expression attribute name used in the document path is not defined; "
+                f"attribute name: {e}",
+            )
+    for v in plan.values:
+        if v not in values:
             raise invalid(
                 kind,
                 "An expression attribute value used in expression is not defined; "
-                f"attribute value: {o.name}",
+                f"attribute value: {v}",
             )
-    error = _overlap_error([resolve_path(a.path, names) for a in update.actions])  # type: ignore[misc]
+    if plan.paths is not None:
+        error = plan.overlap
+    else:
+        error = _overlap_error([resolve_path(a.path, names) for a in update.actions])  # type: ignore[misc]
     if error is not None:
         raise invalid(kind, error)
-    for action in update.actions:
-        if isinstance(action, (AddAction, DeleteAction)):
-            op = "ADD" if isinstance(action, AddAction) else "DELETE"
-            t = type_of(values[action.value.name])
-            if t in _UPDATE_TYPE_NAMES and not (op == "ADD" and t == "N"):
-                raise invalid(
-                    kind,
-                    "Incorrect operand type for operator or function; "
-                    f"operator: {op}, operand type: {_UPDATE_TYPE_NAMES[t]}",
-                )
-    for action in update.actions:
-        if isinstance(action, SetAction):
-            error = _set_value_error(action.value, values)
-            if error is not None:
-                raise invalid(kind, error)
+    for action in plan.typed:
+        op = "ADD" if isinstance(action, AddAction) else "DELETE"
+        t = type_of(values[action.value.name])
+        if t in _UPDATE_TYPE_NAMES and not (op == "ADD" and t == "N"):
+            raise invalid(
+                kind,
+                "Incorrect operand type for operator or function; "
+                f"operator: {op}, operand type: {_UPDATE_TYPE_NAMES[t]}",
+            )
+    for action in plan.computed:
+        error = _set_value_error(action.value, values)
+        if error is not None:
+            raise invalid(kind, error)
 
 
 def _set_value_error(operand: Operand, values: Mapping[str, dict[str, Any]]) -> str | None:
