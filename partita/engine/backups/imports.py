@@ -1,7 +1,11 @@
 """ImportTable, DescribeImport, ListImports: a new table filled from files in the S3 layout.
 
-Every object under `S3_DIR/bucket/prefix` is read in key order, line by
-line through its decompressor (GZIP, ZSTD or none), so memory stays flat.
+Every object under `s3://bucket/prefix` (a directory with --s3-dir, a real
+S3-compatible service with --s3-endpoint) is read in key order, as a stream,
+line by line through its decompressor (GZIP, ZSTD or none), so memory stays
+flat. A missing bucket fails the import (S3NoSuchBucket, S3's message) and
+removes the table it was creating, as DynamoDB does (moto's test recorded
+against it); an object that cannot be read counts one error.
 The table is CREATING (invisible to the data plane, like a restore) until
 the last file is read; items go in through `store_item` in batches, each
 batch committing the job's cursor (file, line) with its items, so a crash
@@ -18,7 +22,6 @@ import io
 import logging
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
@@ -34,11 +37,12 @@ from ..sizes import item_size
 from ..tables import TableOps
 from ..writes import WriteRules, store_item
 from .errors import ImportConflictException, ImportNotFoundException
-from .exports import local_path
+from .export_job import failure_code
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import IMPORT_ROW, job_key, resource_id
 from .listing import listed
+from .objects import ObjectError, Objects
 from .restore import create_restored
 from .tokens import earlier, remember
 
@@ -53,8 +57,7 @@ def _public(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if not k.startswith("_")}
 
 
-def _open(path: Path, compression: str) -> IO[bytes]:
-    raw = path.open("rb")
+def _open(raw: IO[bytes], compression: str) -> IO[bytes]:
     if compression == "GZIP":
         return gzip.open(raw)  # type: ignore[return-value]
     if compression == "ZSTD":
@@ -64,13 +67,13 @@ def _open(path: Path, compression: str) -> IO[bytes]:
 
 class Imports:
     def __init__(self, store: Store, catalog: Catalog, tables: TableOps, clock: Clock, rules: WriteRules,
-                 root: Path, wake: Any) -> None:
+                 objects: Objects, wake: Any) -> None:
         self._store = store
         self._catalog = catalog
         self._tables = tables
         self._clock = clock
         self._rules = rules
-        self.root = root
+        self.objects = objects
         self._wake = wake
 
     def start(self, request: dict[str, Any], validate: Any) -> dict[str, Any]:
@@ -138,24 +141,14 @@ class Imports:
 
     # -- the job -------------------------------------------------------------------------
 
-    def _files(self, doc: dict[str, Any]) -> list[Path]:
+    def _files(self, doc: dict[str, Any]) -> list[str]:
         source = doc["S3BucketSource"]
-        try:
-            root = local_path(self.root, source["S3Bucket"], source.get("S3KeyPrefix", ""))
-        except ValueError:
-            return []
-        prefix = source.get("S3KeyPrefix", "")
-        bucket = (self.root / source["S3Bucket"]).resolve()
-        if root.is_file():
-            return [root]
-        parent = root if prefix.endswith("/") or root.is_dir() else root.parent
-        if not parent.is_dir():
-            return []
-        return sorted(p for p in parent.rglob("*") if p.is_file()
-                      and str(p.relative_to(bucket)).startswith(prefix.lstrip("/")))
+        return list(self.objects.keys(source["S3Bucket"], source.get("S3KeyPrefix", ""), source.get("S3BucketOwner")))
 
-    def _lines(self, doc: dict[str, Any], path: Path) -> Iterator[bytes]:
-        with _open(path, doc["InputCompressionType"]) as stream:
+    def _lines(self, doc: dict[str, Any], key: str) -> Iterator[bytes]:
+        source = doc["S3BucketSource"]
+        with _open(self.objects.open(source["S3Bucket"], key, source.get("S3BucketOwner")),
+                   doc["InputCompressionType"]) as stream:
             yield from stream
 
     def step(self, job: Job) -> bool:
@@ -165,12 +158,18 @@ class Imports:
                 txn.delete(job_key(job["id"]))
             return True
         doc = orjson.loads(raw)
-        files = self._files(doc)
+        try:
+            files = self._files(doc)
+        except ObjectError as error:
+            log.error("import %s failed: %s %s", doc["ImportArn"], error.code, error.message)
+            self._fail(job, doc, failure_code(error), error.message)
+            return True
         options = (doc.get("InputFormatOptions") or {}).get("Csv") or {}
         delimiter = options.get("Delimiter", ",")
         types = {d["AttributeName"]: d["AttributeType"] for d in doc["TableCreationParameters"]["AttributeDefinitions"]}
         while job["file"] < len(files):
             path = files[job["file"]]
+            name = path.rsplit("/", 1)[-1]
             header = options.get("HeaderList")
             batch: list[tuple[Any, int]] = []
             errors = 0
@@ -190,7 +189,7 @@ class Imports:
                         else:
                             item = parse_csv_line(line, header or [], delimiter, types)
                     except Exception as error:  # any unreadable line is one error, as DynamoDB counts it
-                        log.warning("import %s: %s line %d unreadable: %s", doc["ImportArn"], path.name, line_no + 1, error)
+                        log.warning("import %s: %s line %d unreadable: %s", doc["ImportArn"], name, line_no + 1, error)
                         errors += 1
                         continue
                     if item is not None:
@@ -199,8 +198,8 @@ class Imports:
                         errors = self._commit(job, doc, batch, errors, line_no + 1)
                         batch = []
                         pace()
-            except (OSError, EOFError, zstandard.ZstdError) as error:
-                log.warning("import %s: %s unreadable: %s", doc["ImportArn"], path.name, error)
+            except (OSError, EOFError, zstandard.ZstdError, ObjectError) as error:
+                log.warning("import %s: %s unreadable: %s", doc["ImportArn"], name, error)
                 errors += 1
             self._commit(job, doc, batch, errors, line_no + 1)
             job.update(file=job["file"] + 1, line=0)
@@ -250,5 +249,19 @@ class Imports:
                     index["IndexStatus"] = "ACTIVE"
                 self._catalog.put(txn, Table.from_description(description, table.table_id))
                 current.update(ImportStatus="COMPLETED", EndTime=self._clock.now())
+                txn.put(_row(doc["ImportArn"]), orjson.dumps(current))
+            txn.delete(job_key(job["id"]))
+
+    def _fail(self, job: Job, doc: dict[str, Any], code: str, message: str) -> None:
+        """FAILED before any item went in: the table being created goes away with the job."""
+        with self._store.write() as txn:
+            table = self._catalog.get(job["target"], txn)
+            current = orjson.loads(txn.get(_row(doc["ImportArn"])) or b"{}")
+            if table is not None and table.table_id == job["target_id"]:
+                txn.delete_range(*table.all_rows_range())
+                self._catalog.delete(txn, job["target"])
+            if current:
+                current.update(ImportStatus="FAILED", FailureCode=code, FailureMessage=message,
+                               EndTime=self._clock.now())
                 txn.put(_row(doc["ImportArn"]), orjson.dumps(current))
             txn.delete(job_key(job["id"]))
