@@ -182,7 +182,10 @@ def test_kill_during_import(durable: Callable[[], Any], tmp_path: Path) -> None:
     assert (doc["ProcessedItemCount"], doc["ImportedItemCount"], doc["ErrorCount"]) == (ITEMS, ITEMS, 0)
 
 
-def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
+def test_kill_during_export_resumes_from_its_cursor(durable: Callable[[], Any], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The restarted export keeps the data files it had finished (same names, untouched) and redoes the rest."""
+    monkeypatch.setenv("PARTITA_EXPORT_FILE_ITEMS", "20")  # 150 items: 8 data files
     ddb = durable()
     indexed_table(ddb, "src")
     table_arn = ddb.describe_table(TableName="src")["Table"]["TableArn"]
@@ -193,7 +196,10 @@ def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
                                             S3Prefix="out")["ExportDescription"]["ExportArn"]
     ddb.put_item(TableName="src", Item=every_type_item(1000))  # after ExportTime: not exported
     base = tmp_path / "s3" / "bucket" / "out" / "AWSDynamoDB" / arn.rsplit("/", 1)[1]
-    wait_for(lambda: any((base / "data").glob("*.json.gz")), 60)  # writing its data files
+    # Files are written one after another: with three or more on disk, all but the newest are finished.
+    wait_for(lambda: len(list((base / "data").glob("*.json.gz"))) >= 3, 60)
+    seen = sorted((p.stat().st_mtime_ns, p.name, p.stat().st_size) for p in (base / "data").iterdir())
+    finished = seen[:-1]
     assert ddb.describe_export(ExportArn=arn)["ExportDescription"]["ExportStatus"] == "IN_PROGRESS"
     assert not (base / "manifest-summary.json").exists()
 
@@ -207,9 +213,14 @@ def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
     doc = wait_for(done, 120)
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == ITEMS
     files = [json.loads(line) for line in (base / "manifest-files.json").read_text().splitlines()]
-    # The crashed run's partial files are gone: the data folder holds exactly the manifest's files.
-    assert sorted(p.name for p in (base / "data").iterdir()) == sorted(f["dataFileS3Key"].rsplit("/", 1)[1]
-                                                                       for f in files)
+    names = [f["dataFileS3Key"].rsplit("/", 1)[1] for f in files]
+    assert len(files) == 8 and [f["itemCount"] for f in files] == [20] * 7 + [10]
+    # Nothing left over from the crashed run: the data folder holds exactly the manifest's files, and the
+    # files finished before the crash are the manifest's first ones, never rewritten.
+    assert sorted(p.name for p in (base / "data").iterdir()) == sorted(names)
+    assert names[:len(finished)] == [name for _, name, _ in finished]
+    for mtime, name, size in finished:
+        assert ((base / "data" / name).stat().st_mtime_ns, (base / "data" / name).stat().st_size) == (mtime, size)
     exported = []
     for f in files:
         with gzip.open(tmp_path / "s3" / "bucket" / f["dataFileS3Key"]) as stream:
