@@ -227,7 +227,7 @@ class ExportJob:
             self._finish(job, doc)
             return
         with self._store.write() as txn:  # progress for /metrics and the console, whichever worker asks
-            job["current"] = writing.items
+            job.update(current=writing.items, current_bytes=writing.size)
             put_job(txn, job)
 
     def _close_file(self, job: Job, doc: dict[str, Any], writing: _Writing, following: bytes | None) -> None:
@@ -238,7 +238,8 @@ class ExportJob:
                              "dataFileS3Key": object_key(doc, f"data/{writing.name}")})
         job["items"] += writing.items
         job["size"] += writing.size
-        job.update(file=None, next=None if following is None else following.hex(), current=0)
+        job.update(file=None, next=None if following is None else following.hex(), current=0,
+                   current_bytes=0)
         with self._store.write() as txn:
             put_job(txn, job)
 
