@@ -134,11 +134,13 @@ def test_export_errors(ddb: Any, table_name: str) -> None:
     missing = f"arn:aws:dynamodb:us-east-1:000000000000:table/{table_name}"
     with pytest.raises(ClientError) as excinfo:
         ddb.export_table_to_point_in_time(TableArn=missing, S3Bucket="bucket")
-    assert error_of(excinfo) == ("TableNotFoundException", f"Table not found: {table_name}")
+    assert error_of(excinfo) == ("TableNotFoundException", f"Table not found: {missing}")
     create_table(ddb, table_name)
     with pytest.raises(ClientError) as excinfo:
         ddb.export_table_to_point_in_time(TableArn=missing, S3Bucket="bucket")
-    assert error_of(excinfo)[0] == "PointInTimeRecoveryUnavailableException"
+    assert error_of(excinfo) == (
+        "PointInTimeRecoveryUnavailableException", f"Point in time recovery is not enabled for table '{table_name}'",
+    )
     with pytest.raises(ClientError) as excinfo:
         ddb.describe_export(ExportArn=missing + "/export/01234567890123-abcdef01")
     assert error_of(excinfo)[0] == "ExportNotFoundException"

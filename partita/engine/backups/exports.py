@@ -68,11 +68,12 @@ class Exports:
                     return _public(orjson.loads(raw))
             table = self._catalog.get(name, txn) if name else None
             if table is None or "_Restoring" in table.description:
-                raise TableNotFoundException(f"Table not found: {name or arn}")
+                # The ARN as given: recorded against DynamoDB by moto's test_export_from_missing_table.
+                raise TableNotFoundException(f"Table not found: {arn}")
             bounds = window(table.description, now)
             state = read_state(txn, table.table_id)
             if bounds is None or state is None:
-                # NOT confirmed against DynamoDB: the exception is the documented one, the text ours.
+                # Recorded against DynamoDB by moto's test_export_point_in_time_recovery_not_enabled.
                 raise PointInTimeRecoveryUnavailableException(
                     f"Point in time recovery is not enabled for table '{name}'"
                 )
