@@ -68,15 +68,15 @@ def s3_service(root: Path) -> list[str]:
     endpoint = f"http://127.0.0.1:{port}"
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="x",
                       aws_secret_access_key="x", config=Config(s3={"addressing_style": "path"}))
-    for name in ("in", "out"):
+    for name in ("bench-in", "bench-out"):
         s3.create_bucket(Bucket=name)
-    s3.upload_file(str(root / "s3" / "in" / "items" / "part.json.gz"), "in", "items/part.json.gz")
+    s3.upload_file(str(root / "s3" / "bench-in" / "items" / "part.json.gz"), "bench-in", "items/part.json.gz")
     return ["--s3-endpoint", endpoint]
 
 
 def run(items: int, use_s3: bool) -> None:
     root = Path(tempfile.mkdtemp(prefix="partita-export-bench-"))
-    source = root / "s3" / "in" / "items"
+    source = root / "s3" / "bench-in" / "items"
     source.mkdir(parents=True)
     with gzip.open(source / "part.json.gz", "wb") as out:
         for i in range(items):
@@ -92,7 +92,7 @@ def run(items: int, use_s3: bool) -> None:
     try:
         keys = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
         defs = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}]
-        arn = ddb.import_table(S3BucketSource={"S3Bucket": "in", "S3KeyPrefix": "items/"}, InputFormat="DYNAMODB_JSON",
+        arn = ddb.import_table(S3BucketSource={"S3Bucket": "bench-in", "S3KeyPrefix": "items/"}, InputFormat="DYNAMODB_JSON",
                                InputCompressionType="GZIP",
                                TableCreationParameters={"TableName": "big", "KeySchema": keys, "AttributeDefinitions": defs,
                                                         "BillingMode": "PAY_PER_REQUEST"})["ImportTableDescription"]["ImportArn"]
@@ -103,7 +103,7 @@ def run(items: int, use_s3: bool) -> None:
         loaded = status(server.pid)
         Path(f"/proc/{server.pid}/clear_refs").write_text("5")  # reset VmHWM to the current RSS
         started = time.monotonic()
-        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="out")["ExportDescription"]
+        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="bench-out")["ExportDescription"]
         doc = wait(lambda: (d := ddb.describe_export(ExportArn=export["ExportArn"])["ExportDescription"])
                    ["ExportStatus"] != "IN_PROGRESS" and d)
         took = time.monotonic() - started

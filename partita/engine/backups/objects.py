@@ -14,9 +14,12 @@ FailureCode.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import os
+import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,10 +85,18 @@ def put_all(upload: Upload, data: bytes) -> Stored:
 
 
 class _FileUpload:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    """Written to a private file beside the buckets, renamed into place when complete.
+
+    So a reader never sees half an object, and two workers that both start
+    the same data file (the duty moves between processes) never write into
+    one file: the first to finish renames its own, the other discards its own.
+    """
+
+    def __init__(self, path: Path, partial: Path) -> None:
+        partial.mkdir(parents=True, exist_ok=True)
         self._path = path
-        self._file = path.open("wb")
+        self._partial = partial / f"{secrets.token_hex(8)}.partial"
+        self._file = self._partial.open("wb")
         self._md5 = hashlib.md5()  # noqa: S324 - S3's own checksum
         self._size = 0
 
@@ -96,18 +107,34 @@ class _FileUpload:
 
     def finish(self) -> Stored:
         self._file.close()
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self._partial, self._path)
+        except OSError as error:
+            raise ObjectError("AccessDenied", str(error)) from error
         return Stored(self._md5.hexdigest(), base64.b64encode(self._md5.digest()).decode(), self._size)
 
     def abort(self) -> None:
         self._file.close()
-        self._path.unlink(missing_ok=True)
+        self._partial.unlink(missing_ok=True)
 
 
 class Directory:
-    """`s3://bucket/key` is `root/bucket/key`; a bucket folder is made on first write (no bucket errors)."""
+    """`s3://bucket/key` is `root/bucket/key`; a bucket folder is made on first write (no bucket errors).
+
+    Objects being written live in `root/.partial` (no bucket can be named so:
+    S3 names start with a letter or digit); files a crashed process left
+    there more than an hour ago are removed when a server starts.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._partial = root / ".partial"
+        cutoff = time.time() - 3600  # file ages are wall-clock facts, not the server clock's business
+        for stale in self._partial.glob("*.partial") if self._partial.is_dir() else ():
+            with contextlib.suppress(OSError):
+                if stale.stat().st_mtime < cutoff:
+                    stale.unlink()
 
     def path(self, bucket: str, key: str) -> Path:
         """Refuses keys that climb out of the bucket (`..`), as they would name another bucket's files."""
@@ -119,7 +146,7 @@ class Directory:
 
     def upload(self, bucket: str, key: str, placement: Placement) -> Upload:
         try:
-            return _FileUpload(self.path(bucket, key))
+            return _FileUpload(self.path(bucket, key), self._partial)
         except OSError as error:
             raise ObjectError("AccessDenied", str(error)) from error
 
