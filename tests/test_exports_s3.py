@@ -237,8 +237,8 @@ def test_import_reads_only_the_prefix_and_counts_an_unreadable_object(ddb: Any, 
     s3.put_object(Bucket=bucket, Key="other/part-9.json.gz",
                   Body=gzip.compress(json.dumps({"Item": {"pk": {"S": "x"}, "sk": {"N": "9"}}}).encode()))
     done = _import(ddb, bucket, "in/", "imp")
-    assert done["ImportStatus"] == "COMPLETED"
-    assert (done["ImportedItemCount"], done["ErrorCount"]) == (3, 1)
+    assert (done["ImportStatus"], done["FailureCode"]) == ("FAILED", "ItemValidationError")  # the table is kept
+    assert (done["ProcessedItemCount"], done["ImportedItemCount"], done["ErrorCount"]) == (4, 3, 1)
     wait_active(ddb, "imp")
     assert sorted(i["pk"]["S"] for i in scan_all(ddb, "imp")) == ["p0", "p1", "p2"]
 
