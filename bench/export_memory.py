@@ -8,6 +8,10 @@ VmRSS before, VmHWM (the peak) during the export and the time taken, for
 each size given, so a growing peak shows at once:
 
     .venv/bin/python bench/export_memory.py --items 10000 100000
+    .venv/bin/python bench/export_memory.py --s3 --items 100000   # through moto's S3 server (--s3-endpoint)
+
+With `--s3` the import reads and the export writes a real S3-compatible service
+(moto's server mode, run in this process, so its memory is not the server's).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -50,15 +55,36 @@ def item(i: int) -> dict[str, Any]:
             "tags": {"SS": ["a", "b", f"t{i % 13}"]}, "n": {"N": str(i * 7)}, "m": {"M": {"x": {"BOOL": True}}}}
 
 
-def run(items: int) -> None:
+def s3_service(root: Path) -> list[str]:
+    """moto's S3 server on a free port, buckets `in` (holding the source file) and `out`; the serve flags."""
+    import socket
+
+    from moto.server import ThreadedMotoServer
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False).start()
+    endpoint = f"http://127.0.0.1:{port}"
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="x",
+                      aws_secret_access_key="x", config=Config(s3={"addressing_style": "path"}))
+    for name in ("bench-in", "bench-out"):
+        s3.create_bucket(Bucket=name)
+    s3.upload_file(str(root / "s3" / "bench-in" / "items" / "part.json.gz"), "bench-in", "items/part.json.gz")
+    return ["--s3-endpoint", endpoint]
+
+
+def run(items: int, use_s3: bool) -> None:
     root = Path(tempfile.mkdtemp(prefix="partita-export-bench-"))
-    source = root / "s3" / "in" / "items"
+    source = root / "s3" / "bench-in" / "items"
     source.mkdir(parents=True)
     with gzip.open(source / "part.json.gz", "wb") as out:
         for i in range(items):
             out.write(json.dumps({"Item": item(i)}).encode() + b"\n")
+    where = s3_service(root) if use_s3 else ["--s3-dir", str(root / "s3")]
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
     server = subprocess.Popen([sys.executable, "-m", "partita", "serve", "--port", "0", "--data-dir",
-                               str(root / "data"), "--s3-dir", str(root / "s3")], stdout=subprocess.PIPE, text=True)
+                               str(root / "data"), *where], stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None
     url = server.stdout.readline().strip().split()[-1]
     ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="x",
@@ -66,7 +92,7 @@ def run(items: int) -> None:
     try:
         keys = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
         defs = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}]
-        arn = ddb.import_table(S3BucketSource={"S3Bucket": "in", "S3KeyPrefix": "items/"}, InputFormat="DYNAMODB_JSON",
+        arn = ddb.import_table(S3BucketSource={"S3Bucket": "bench-in", "S3KeyPrefix": "items/"}, InputFormat="DYNAMODB_JSON",
                                InputCompressionType="GZIP",
                                TableCreationParameters={"TableName": "big", "KeySchema": keys, "AttributeDefinitions": defs,
                                                         "BillingMode": "PAY_PER_REQUEST"})["ImportTableDescription"]["ImportArn"]
@@ -77,12 +103,12 @@ def run(items: int) -> None:
         loaded = status(server.pid)
         Path(f"/proc/{server.pid}/clear_refs").write_text("5")  # reset VmHWM to the current RSS
         started = time.monotonic()
-        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="out")["ExportDescription"]
+        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="bench-out")["ExportDescription"]
         doc = wait(lambda: (d := ddb.describe_export(ExportArn=export["ExportArn"])["ExportDescription"])
                    ["ExportStatus"] != "IN_PROGRESS" and d)
         took = time.monotonic() - started
         after = status(server.pid)
-        print(f"items={items} status={doc['ExportStatus']} exported={doc.get('ItemCount')} "
+        print(f"items={items} target={'s3' if use_s3 else 'dir'} status={doc['ExportStatus']} exported={doc.get('ItemCount')} "
               f"rss_before={loaded['VmRSS'] / 1024:.1f}MB peak_during_export={after['VmHWM'] / 1024:.1f}MB "
               f"rss_after={after['VmRSS'] / 1024:.1f}MB seconds={took:.1f} (base snapshot + export)")
     finally:
@@ -93,8 +119,10 @@ def run(items: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, nargs="+", default=[10_000, 100_000])
-    for items in parser.parse_args().items:
-        run(items)
+    parser.add_argument("--s3", action="store_true", help="import from and export to moto's S3 server")
+    args = parser.parse_args()
+    for items in args.items:
+        run(items, args.s3)
 
 
 if __name__ == "__main__":

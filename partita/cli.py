@@ -153,6 +153,17 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="where exports and imports find s3://bucket/prefix: DIR/bucket/prefix "
         "(default: s3/ in the data dir; a temporary directory with --in-memory)",
     )
+    serve.add_argument(
+        "--s3-endpoint",
+        default=None,
+        metavar="URL",
+        help="write exports to and read imports from this S3-compatible service instead of --s3-dir "
+        "(credentials from the standard AWS chain: environment, shared files, instance role)",
+    )
+    serve.add_argument("--s3-region", default=None, metavar="REGION",
+                       help="the region --s3-endpoint signs for (default: the AWS chain's, else us-east-1)")
+    serve.add_argument("--s3-addressing", choices=("path", "virtual"), default="path",
+                       help="bucket in the URL path (local services; default) or in the host name")
 
     serve.add_argument(
         "--no-console",
@@ -292,6 +303,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
     is wired exactly as the command line wires one (new serve flags reach
     both by being read here).
     """
+    from .engine.backups.objects import S3
     from .engine.engine import Engine
 
     return Engine(
@@ -307,6 +319,7 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         partition_size_limit=args.partition_size_limit,
         vector_index=args.vector_index,
         s3_dir=args.s3_dir or (None if args.in_memory else args.data_dir / "s3"),
+        s3=None if args.s3_endpoint is None else S3(args.s3_endpoint, args.s3_region, args.s3_addressing == "path"),
         table_max_units=args.table_max_units,
         split_heat_seconds=args.split_heat_seconds,
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -58,13 +60,15 @@ def _fill(ddb: Any, name: str, count: int = ITEMS) -> None:
 def _hidden_until_complete(ddb: Any, name: str, expected: Any, indexes: int = 3) -> None:
     """Until the table is ACTIVE every data-plane call finds no table; once ACTIVE it is exactly `expected`."""
     def settled() -> bool:
-        status = ddb.describe_table(TableName=name)["Table"]["TableStatus"]
-        if status == "CREATING":
-            with pytest.raises(ClientError) as excinfo:
-                ddb.scan(TableName=name)
-            assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
+        # The data-plane call first: the status only moves CREATING -> ACTIVE, so a scan that succeeds must
+        # be followed by ACTIVE (asking in the other order races with the job's last step).
+        try:
+            ddb.scan(TableName=name, Limit=1)
+        except ClientError as error:
+            assert error.response["Error"]["Code"] == "ResourceNotFoundException"
+            assert ddb.describe_table(TableName=name)["Table"]["TableStatus"] in ("CREATING", "ACTIVE")
             return False
-        assert status == "ACTIVE"
+        assert ddb.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
         return True
 
     wait_for(settled, 120)
@@ -165,12 +169,15 @@ def test_kill_during_import(durable: Callable[[], Any], tmp_path: Path) -> None:
     arn = ddb.import_table(S3BucketSource={"S3Bucket": "bucket", "S3KeyPrefix": "in/"}, InputFormat="DYNAMODB_JSON",
                            InputCompressionType="GZIP", TableCreationParameters=params)["ImportTableDescription"]["ImportArn"]
 
-    def started() -> dict[str, Any] | None:
-        doc = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
-        return doc if doc["ProcessedItemCount"] > 0 else None
+    def started() -> float | None:
+        # DescribeImport's counters stay 0 until the end (as DynamoDB's do): progress is in /metrics.
+        with urllib.request.urlopen(durable.servers[-1].url + "/metrics") as answer:  # type: ignore[attr-defined]
+            found = re.search(r'partita_backup_job_items\{kind="import",[^}]*\} (\S+)', answer.read().decode())
+        return float(found.group(1)) if found and float(found.group(1)) > 0 else None
 
-    doc = wait_for(started)
-    assert doc["ImportStatus"] == "IN_PROGRESS" and doc["ProcessedItemCount"] < ITEMS
+    assert wait_for(started) < ITEMS
+    doc = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
+    assert doc["ImportStatus"] == "IN_PROGRESS" and doc["ProcessedItemCount"] == 0
     with pytest.raises(ClientError) as excinfo:
         ddb.scan(TableName="imported")
     assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
@@ -182,7 +189,10 @@ def test_kill_during_import(durable: Callable[[], Any], tmp_path: Path) -> None:
     assert (doc["ProcessedItemCount"], doc["ImportedItemCount"], doc["ErrorCount"]) == (ITEMS, ITEMS, 0)
 
 
-def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
+def test_kill_during_export_resumes_from_its_cursor(durable: Callable[[], Any], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The restarted export keeps the data files it had finished (same names, untouched) and redoes the rest."""
+    monkeypatch.setenv("PARTITA_EXPORT_FILE_ITEMS", "20")  # 150 items: 8 data files
     ddb = durable()
     indexed_table(ddb, "src")
     table_arn = ddb.describe_table(TableName="src")["Table"]["TableArn"]
@@ -193,7 +203,10 @@ def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
                                             S3Prefix="out")["ExportDescription"]["ExportArn"]
     ddb.put_item(TableName="src", Item=every_type_item(1000))  # after ExportTime: not exported
     base = tmp_path / "s3" / "bucket" / "out" / "AWSDynamoDB" / arn.rsplit("/", 1)[1]
-    wait_for(lambda: any((base / "data").glob("*.json.gz")), 60)  # writing its data files
+    # Files are written one after another: with three or more on disk, all but the newest are finished.
+    wait_for(lambda: len(list((base / "data").glob("*.json.gz"))) >= 3, 60)
+    seen = sorted((p.stat().st_mtime_ns, p.name, p.stat().st_size) for p in (base / "data").iterdir())
+    finished = seen[:-1]
     assert ddb.describe_export(ExportArn=arn)["ExportDescription"]["ExportStatus"] == "IN_PROGRESS"
     assert not (base / "manifest-summary.json").exists()
 
@@ -207,9 +220,14 @@ def test_kill_during_export(durable: Callable[[], Any], tmp_path: Path) -> None:
     doc = wait_for(done, 120)
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == ITEMS
     files = [json.loads(line) for line in (base / "manifest-files.json").read_text().splitlines()]
-    # The crashed run's partial files are gone: the data folder holds exactly the manifest's files.
-    assert sorted(p.name for p in (base / "data").iterdir()) == sorted(f["dataFileS3Key"].rsplit("/", 1)[1]
-                                                                       for f in files)
+    names = [f["dataFileS3Key"].rsplit("/", 1)[1] for f in files]
+    assert len(files) == 8 and [f["itemCount"] for f in files] == [20] * 7 + [10]
+    # Nothing left over from the crashed run: the data folder holds exactly the manifest's files, and the
+    # files finished before the crash are the manifest's first ones, never rewritten.
+    assert sorted(p.name for p in (base / "data").iterdir()) == sorted(names)
+    assert names[:len(finished)] == [name for _, name, _ in finished]
+    for mtime, name, size in finished:
+        assert ((base / "data" / name).stat().st_mtime_ns, (base / "data" / name).stat().st_size) == (mtime, size)
     exported = []
     for f in files:
         with gzip.open(tmp_path / "s3" / "bucket" / f["dataFileS3Key"]) as stream:

@@ -134,11 +134,13 @@ def test_export_errors(ddb: Any, table_name: str) -> None:
     missing = f"arn:aws:dynamodb:us-east-1:000000000000:table/{table_name}"
     with pytest.raises(ClientError) as excinfo:
         ddb.export_table_to_point_in_time(TableArn=missing, S3Bucket="bucket")
-    assert error_of(excinfo) == ("TableNotFoundException", f"Table not found: {table_name}")
+    assert error_of(excinfo) == ("TableNotFoundException", f"Table not found: {missing}")
     create_table(ddb, table_name)
     with pytest.raises(ClientError) as excinfo:
         ddb.export_table_to_point_in_time(TableArn=missing, S3Bucket="bucket")
-    assert error_of(excinfo)[0] == "PointInTimeRecoveryUnavailableException"
+    assert error_of(excinfo) == (
+        "PointInTimeRecoveryUnavailableException", f"Point in time recovery is not enabled for table '{table_name}'",
+    )
     with pytest.raises(ClientError) as excinfo:
         ddb.describe_export(ExportArn=missing + "/export/01234567890123-abcdef01")
     assert error_of(excinfo)[0] == "ExportNotFoundException"
@@ -161,9 +163,10 @@ def test_import_csv_counts_unreadable_lines(s3: tuple[Any, Path], compression: s
                                  "AttributeDefinitions": DEFINITIONS[:2]},
     )["ImportTableDescription"]
     done = _import_done(ddb, out["ImportArn"])
-    assert done["ImportStatus"] == "COMPLETED"
-    assert done["ImportedItemCount"] == 2
-    assert done["ErrorCount"] >= 1
+    # The first line that is no item (a key that is not a number) abandons the rest of its object: one error,
+    # and the import FAILS keeping its table (as DynamoDB does).
+    assert (done["ImportStatus"], done["FailureCode"]) == ("FAILED", "ItemValidationError")
+    assert (done["ProcessedItemCount"], done["ImportedItemCount"], done["ErrorCount"]) == (3, 2, 1)
     wait_active(ddb, "csv")
     items = ddb.scan(TableName="csv")["Items"]
     assert sorted(i["pk"]["S"] for i in items) == ["a", "b"]
@@ -177,7 +180,7 @@ def test_import_csv_counts_unreadable_lines(s3: tuple[Any, Path], compression: s
     assert error_of(excinfo) == ("ResourceInUseException", "Table already exists: csv")
 
 
-def test_client_token_makes_export_and_import_idempotent(s3: tuple[Any, Path]) -> None:
+def test_client_token_makes_export_idempotent(s3: tuple[Any, Path]) -> None:
     ddb, root = s3
     create_table(ddb, "src")
     arn = ddb.describe_table(TableName="src")["Table"]["TableArn"]
@@ -199,27 +202,6 @@ def test_client_token_makes_export_and_import_idempotent(s3: tuple[Any, Path]) -
     other = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-2")["ExportDescription"]
     assert other["ExportArn"] != first["ExportArn"]
 
-    folder = root / "in" / "csv"
-    folder.mkdir(parents=True)
-    (folder / "part-1.csv").write_bytes(b"pk,sk\na,1\n")
-    request = {
-        "S3BucketSource": {"S3Bucket": "in", "S3KeyPrefix": "csv/"}, "InputFormat": "CSV",
-        "TableCreationParameters": {"TableName": "imp", "KeySchema": KEYS, "BillingMode": "PAY_PER_REQUEST",
-                                    "AttributeDefinitions": DEFINITIONS[:2]},
-    }
-    started = ddb.import_table(ClientToken="imp-1", **request)["ImportTableDescription"]
-    assert started["ClientToken"] == "imp-1"
-    _import_done(ddb, started["ImportArn"])
-    # The table exists by now; the retry is still the same import, not a second table.
-    retry = ddb.import_table(ClientToken="imp-1", **request)["ImportTableDescription"]
-    assert retry["ImportArn"] == started["ImportArn"] and retry["ImportStatus"] == "COMPLETED"
-    with pytest.raises(ClientError) as excinfo:
-        ddb.import_table(ClientToken="imp-1", **{**request, "InputCompressionType": "GZIP"})
-    assert error_of(excinfo) == (
-        "ImportConflictException", "Import conflict: Duplicate request detected with conflicting parameters",
-    )
-    assert len(ddb.list_imports()["ImportSummaryList"]) == 1
-
 
 def test_list_exports_pages_in_start_order(s3: tuple[Any, Path]) -> None:
     ddb, _root = s3
@@ -240,3 +222,47 @@ def test_list_exports_pages_in_start_order(s3: tuple[Any, Path]) -> None:
             break
     # Every export once, oldest first (ARNs carry random ids, so ARN order is not start order).
     assert seen == made
+
+
+def test_import_client_token_binds_the_table_only(start_server: Callable[..., Server], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """As ScyllaDB's test measured DynamoDB: while the import runs, the same token with another source is the
+    original import, with another table a conflict; once it ended, its table exists and that is refused."""
+    monkeypatch.setenv("PARTITA_JOB_BATCH", "2")
+    monkeypatch.setenv("PARTITA_JOB_PAUSE", "0.1")
+    server = start_server("--in-memory", "--s3-dir", str(tmp_path / "s3"))
+    ddb = client_for(server.url)
+    folder = tmp_path / "s3" / "in" / "json"
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"Item": {"pk": {"S": f"k{i}"}, "sk": {"N": str(i)}}}) for i in range(40)]
+    body = ("\n".join(lines[:20]) + "\n\n   \n" + "\n".join(lines[20:]) + "\n").encode()  # blank lines: ignored
+    (folder / "part-1.json").write_bytes(body)
+    request = {
+        "S3BucketSource": {"S3Bucket": "in", "S3KeyPrefix": "json/"}, "InputFormat": "DYNAMODB_JSON",
+        "TableCreationParameters": {"TableName": "imp", "KeySchema": KEYS, "BillingMode": "PAY_PER_REQUEST",
+                                    "AttributeDefinitions": DEFINITIONS[:2]},
+    }
+    started = ddb.import_table(ClientToken="imp-1", **request)["ImportTableDescription"]
+    assert started["ClientToken"] == "imp-1" and "ProcessedSizeBytes" not in started and "EndTime" not in started
+    other_source = {**request, "InputCompressionType": "GZIP",
+                    "S3BucketSource": {"S3Bucket": "elsewhere", "S3KeyPrefix": "x/"}}
+    replay = ddb.import_table(ClientToken="imp-1", **other_source)["ImportTableDescription"]
+    assert replay["ImportArn"] == started["ImportArn"]
+    assert (replay["InputCompressionType"], replay["S3BucketSource"]) == ("NONE", request["S3BucketSource"])
+    running = ddb.describe_import(ImportArn=started["ImportArn"])["ImportTableDescription"]
+    assert running["ImportStatus"] == "IN_PROGRESS"
+    assert (running["ProcessedItemCount"], running["ImportedItemCount"], running["ErrorCount"]) == (0, 0, 0)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.import_table(ClientToken="imp-1", **{**request, "TableCreationParameters": {
+            **request["TableCreationParameters"], "TableName": "imp-other"}})
+    assert error_of(excinfo) == (
+        "ImportConflictException", "Import conflict: Duplicate request detected with conflicting parameters",
+    )
+    done = _import_done(ddb, started["ImportArn"])
+    assert (done["ImportStatus"], done["ProcessedItemCount"], done["ImportedItemCount"], done["ErrorCount"]) == (
+        "COMPLETED", 40, 40, 0)
+    assert done["ProcessedSizeBytes"] == len(body)  # uncompressed bytes read, blank lines included
+    with pytest.raises(ClientError) as excinfo:
+        ddb.import_table(ClientToken="imp-1", **request)
+    assert error_of(excinfo) == ("ResourceInUseException", "Table already exists: imp")
+    assert len(ddb.list_imports()["ImportSummaryList"]) == 1

@@ -20,6 +20,7 @@ from ..engine.capacity.partitions import HASH_SPACE, TABLE_MAP, ranges, row_hash
 from ..engine.capacity.stats import BUCKETS
 from ..engine.engine import Engine
 from ..engine.keys import prefix_successor
+from .backup_metrics import BackupCollector
 
 CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
 
@@ -123,4 +124,5 @@ def metrics(engine: Engine) -> bytes:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(CapacityCollector(engine))
     registry.register(RequestCollector(engine))
+    registry.register(BackupCollector(engine))
     return generate_latest(registry)

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 from ..engine.engine import Engine
 from ..errors import DynamoDBError
-from . import collections, items, queries, streams, tables
+from . import collections, items, jobs, queries, streams, tables
 from .render import render
 from .web import (
     AUTHORIZER,
@@ -103,6 +103,8 @@ def _route(engine: Engine, request: Request) -> Answer:
         return tables.tables_page(engine, request, "")
     if parts[0] == "static" and len(parts) == 2 and method == "GET":
         return _static(parts[1])
+    if parts == ["jobs"] and method == "GET":
+        return jobs.jobs_page(engine, request, "")
     if parts[0] != "tables":
         raise ConsoleError(404, "no console page here")
     if len(parts) == 1:

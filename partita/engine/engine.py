@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..storage.base import Store
 from .backups.changelog import ChangeLog
+from .backups.objects import S3
 from .backups.service import BackupService
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
@@ -49,6 +50,7 @@ class Engine:
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
         vector_index: str = "exact",
         s3_dir: Path | None = None,
+        s3: S3 | None = None,
         table_max_units: int = TABLE_MAX_UNITS,
         split_heat_seconds: int = SPLIT_HEAT_SECONDS,
     ) -> None:
@@ -90,7 +92,7 @@ class Engine:
         self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit, self.meter,
                                           split_heat_seconds)
         self.duties.add(self.splitter.run)
-        self.backup_service = BackupService(self, rules, s3_dir)
+        self.backup_service = BackupService(self, rules, s3_dir, s3)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:

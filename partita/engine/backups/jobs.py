@@ -35,6 +35,12 @@ def pace() -> None:
         time.sleep(PAUSE)
 
 
+def tally(job: Job, items: int, size: int) -> None:
+    """Count rows a step handled into the job (progress for /metrics and the console's jobs page)."""
+    job["items"] = job.get("items", 0) + items
+    job["bytes"] = job.get("bytes", 0) + size
+
+
 def put_job(txn: WriteTxn, job: Job) -> None:
     txn.put(job_key(job["id"]), orjson.dumps(job))
 

@@ -69,7 +69,8 @@ class PointInTimeRestores:
             bounds = window(source.description, now)
             state = read_state(txn, source.table_id)
             if bounds is None or state is None:
-                # NOT confirmed against DynamoDB: the exception is the documented one, the text ours.
+                # ExportTableToPointInTime's text, recorded against DynamoDB by moto; for this operation
+                # only another emulator's notes say the service answers the same (NOT confirmed).
                 raise PointInTimeRecoveryUnavailableException(
                     f"Point in time recovery is not enabled for table '{name}'"
                 )

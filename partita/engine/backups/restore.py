@@ -22,7 +22,7 @@ from ..schema import Table
 from ..tables import TableOps
 from ..writes import WriteRules, store_item
 from .changelog import changes
-from .jobs import BATCH, Job, put_job
+from .jobs import BATCH, Job, put_job, tally
 from .keys import end_of, job_key, snap_prefix
 
 _INDEX_MEMBERS = ("IndexName", "KeySchema", "Projection")
@@ -145,13 +145,15 @@ class Restores:
     def _copy(self, txn: WriteTxn, table: Table, job: Job) -> bool:
         prefix = snap_prefix(job["snap"])
         start = prefix if job.get("cursor") is None else prefix + bytes.fromhex(job["cursor"]) + b"\x00"
-        count = 0
+        count = size = 0
         cut = len(prefix)
         for key, value in txn.range(start, end_of(prefix), limit=BATCH):
             suffix = key[cut:]
             store_item(txn, table, table.prefix + suffix, None, orjson.loads(value), self._rules)
             job["cursor"] = suffix.hex()
             count += 1
+            size += len(value)
+        tally(job, count, size)
         return count < BATCH
 
     def _replay(self, txn: WriteTxn, table: Table, job: Job) -> bool:

@@ -11,6 +11,7 @@ from ..writes import WriteRules
 from .exports import Exports
 from .imports import Imports
 from .jobs import Jobs
+from .objects import S3, Directory, Objects
 from .ondemand import OnDemandBackups, finish_backup, refuse_delete_while_restoring
 from .pitr import Trimmer, finish_base
 from .recovery import PointInTimeRestores
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class BackupService:
-    def __init__(self, engine: Engine, rules: WriteRules, s3_dir: Path | None) -> None:
+    def __init__(self, engine: Engine, rules: WriteRules, s3_dir: Path | None, s3: S3 | None = None) -> None:
         store, catalog, clock = engine.store, engine.catalog, engine.clock
         self.jobs = Jobs(store)
         self.snapshots = Snapshots(store, catalog)
@@ -32,14 +33,16 @@ class BackupService:
         wake = engine.duties.wake
         self.backups = OnDemandBackups(store, catalog, engine.tables, clock, wake)
         self.point_in_time = PointInTimeRestores(store, catalog, engine.tables, clock, wake)
-        if s3_dir is None:
+        if s3_dir is None and s3 is None:
             import tempfile
 
             s3_dir = Path(tempfile.mkdtemp(prefix="partita-s3-"))
         self.s3_dir = s3_dir
-        self.exports = Exports(store, catalog, clock, engine.region, s3_dir, wake)
-        self.imports = Imports(store, catalog, engine.tables, clock, rules, s3_dir, wake)
-        self.jobs.runners.update(export=self.exports.step)
+        #: Exports and imports go to the S3-compatible service when there is one, else to the directory.
+        self.objects: Objects = s3 if s3 is not None else Directory(s3_dir)  # type: ignore[arg-type]
+        self.exports = Exports(store, catalog, clock, engine.region, self.objects, wake)
+        self.imports = Imports(store, catalog, engine.tables, clock, rules, self.objects, wake)
+        self.jobs.runners.update(export=self.exports.job.step)
         self.jobs.runners["import"] = self.imports.step
         engine.duties.add(self.jobs.run)
         engine.duties.add(Trimmer(store, catalog, clock).run)

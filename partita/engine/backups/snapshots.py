@@ -30,7 +30,7 @@ from ...storage.base import Store, WriteTxn
 from ..catalog import Catalog
 from ..schema import Table
 from .changelog import changes, position
-from .jobs import BATCH, Job, new_job, put_job
+from .jobs import BATCH, Job, new_job, put_job, tally
 from .keys import end_of, job_key, snap_prefix
 
 Finisher = Callable[[WriteTxn, Job], None]
@@ -48,7 +48,8 @@ def start_snapshot(txn: WriteTxn, catalog: Catalog, table: Table, snap_id: int, 
     return job
 
 
-def copy_rows(txn: WriteTxn, table: Table, snap_id: int, cursor: bytes | None, limit: int | None) -> bytes | None:
+def copy_rows(txn: WriteTxn, table: Table, snap_id: int, cursor: bytes | None, limit: int | None,
+              job: Job | None = None) -> bytes | None:
     """Copy up to `limit` table rows after `cursor`; the new cursor, or None when the table is done."""
     start, end = table.data_range()
     if cursor is not None:
@@ -56,11 +57,14 @@ def copy_rows(txn: WriteTxn, table: Table, snap_id: int, cursor: bytes | None, l
     target = snap_prefix(snap_id)
     cut = len(table.prefix)
     last = None
-    count = 0
+    count = size = 0
     for key, value in txn.range(start, end, limit=limit):
         txn.put(target + key[cut:], value)
         last = key[cut:]
         count += 1
+        size += len(value)
+    if job is not None:
+        tally(job, count, size)
     if limit is None or count < limit:
         return None
     return last
@@ -83,7 +87,7 @@ class Snapshots:
                 return True
             if job["phase"] == "copy":
                 cursor = None if job["cursor"] is None else bytes.fromhex(job["cursor"])
-                cursor = copy_rows(txn, table, job["snap"], cursor, BATCH)
+                cursor = copy_rows(txn, table, job["snap"], cursor, BATCH, job)
                 if cursor is None:
                     job.update(phase="undo", undo=job["at"])
                     self._seen[job["id"]] = set()

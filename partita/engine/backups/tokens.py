@@ -10,6 +10,7 @@ token 8 hours; so do we, on the server clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -25,16 +26,23 @@ def _key(kind: bytes, token: str) -> bytes:
     return TOKEN_ROW + kind + token.encode()
 
 
-def _params(request: dict[str, Any]) -> str:
-    return orjson.dumps({k: v for k, v in request.items() if k != "ClientToken"},
-                        option=orjson.OPT_SORT_KEYS).decode()
+Select = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _all(request: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in request.items() if k != "ClientToken"}
+
+
+def _params(request: dict[str, Any], select: Select | None) -> str:
+    return orjson.dumps((select or _all)(request), option=orjson.OPT_SORT_KEYS).decode()
 
 
 def earlier(txn: WriteTxn, kind: bytes, request: dict[str, Any], now: float,
-            conflict: type[Exception], message: str) -> str | None:
+            conflict: type[Exception], message: str, select: Select | None = None) -> str | None:
     """The ARN an earlier identical request with this token started (None: a new request).
 
-    Raises `conflict(message)` when the token came with other parameters inside the window.
+    Raises `conflict(message)` when the token came with other parameters inside the window;
+    `select` picks the parameters that count (all of them by default).
     """
     token = request.get("ClientToken")
     if not token:
@@ -45,13 +53,14 @@ def earlier(txn: WriteTxn, kind: bytes, request: dict[str, Any], now: float,
     seen = orjson.loads(raw)
     if now - seen["at"] > WINDOW_SECONDS:
         return None
-    if seen["params"] != _params(request):
+    if seen["params"] != _params(request, select):
         raise conflict(message)
     arn: str = seen["arn"]
     return arn
 
 
-def remember(txn: WriteTxn, kind: bytes, request: dict[str, Any], arn: str, now: float) -> None:
+def remember(txn: WriteTxn, kind: bytes, request: dict[str, Any], arn: str, now: float,
+             select: Select | None = None) -> None:
     token = request.get("ClientToken")
     if token:
-        txn.put(_key(kind, token), orjson.dumps({"arn": arn, "params": _params(request), "at": now}))
+        txn.put(_key(kind, token), orjson.dumps({"arn": arn, "params": _params(request, select), "at": now}))
