@@ -248,3 +248,40 @@ def test_a_bad_auth_file_stops_the_start(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "users[0].policies[0]: Effect must be Allow or Deny" in done.stderr
     assert "hidden-secret" not in done.stderr + done.stdout
+
+
+def test_a_header_sent_twice_verifies_over_the_wire(url: str) -> None:
+    """Both servers' HTTP layers keep a repeated header's values joined for SigV4."""
+    import http.client
+    from urllib.parse import urlparse
+
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    parsed = urlparse(url)
+    body = json.dumps({"TableName": TABLE, "Key": {"pk": {"S": "twice"}}}).encode()
+    request = AWSRequest(method="POST", url=url.rstrip("/") + "/", data=body,
+                         headers={"Content-Type": "application/x-amz-json-1.0",
+                                  "X-Amz-Target": "DynamoDB_20120810.GetItem", "X-Custom": "one"})
+    request.headers["X-Custom"] = "two"
+    SigV4Auth(Credentials("AKIAADMIN", "admin-secret"), "dynamodb", "us-east-1").add_auth(request)
+
+    def post(pairs: list[tuple[str, str]]) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        try:
+            conn.putrequest("POST", "/", skip_accept_encoding=True)
+            for name, value in pairs:
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(body)))
+            conn.endheaders(body)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    pairs = [(k, str(v)) for k, v in request.headers.items()]
+    assert post(pairs) == (200, {})
+    status, answer = post([(k, v) for k, v in pairs if (k, v) != ("X-Custom", "one")])
+    assert (status, answer["__type"].rsplit("#", 1)[-1], answer["message"]) == (
+        400, "InvalidSignatureException", MISMATCH)

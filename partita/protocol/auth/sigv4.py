@@ -22,11 +22,12 @@ import re
 import time
 from binascii import hexlify
 from calendar import monthrange, timegm
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_tz
 from functools import lru_cache
 from hashlib import sha256
+from operator import itemgetter
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -80,28 +81,114 @@ credential scope, as the string to sign carries it."""
 _AMZ_SECONDS: dict[bytes, int] = {}
 """X-Amz-Date values seen lately -> POSIX seconds (a new one each second)."""
 
+REPEATED = b"\x00repeated"
+"""Present in a request's headers when one was sent more than once. SigV4 signs such a
+header over its values joined by commas, which the HTTP layer keeps under b"\x00" + name
+(no header name can begin with NUL); the rest of Partita reads the last value."""
 
-def sdk_form(headers: dict[bytes, bytes]) -> tuple[bytes, bytes, bytes, int, bytes, bytes] | None:
-    """(key id, scope, X-Amz-Date, its seconds, signed headers lower-cased, signature) of the SDK form.
 
-    None for anything else (no X-Amz-Date, another form, a malformed date):
-    `parse_authorization` then finds the exception to raise. Nothing is
-    decoded here: the hot path compares and hashes bytes.
-    """
-    match = _SDK_FORM.fullmatch(headers.get(b"authorization", b""))
-    amz = headers.get(b"x-amz-date")
-    if match is None or amz is None:
-        return None
+def note_repeated(headers: dict[bytes, bytes], name: bytes, previous: bytes, value: bytes) -> None:
+    """Record that header `name` came again: its values joined by commas, each trimmed (as signed)."""
+    joined = headers.get(b"\x00" + name)
+    if joined is None:
+        joined = b" ".join(previous.split())
+    headers[b"\x00" + name] = joined + b"," + b" ".join(value.split())
+    headers[REPEATED] = b""
+
+
+def amz_seconds(amz: bytes) -> int | None:
+    """X-Amz-Date's POSIX seconds, or None when it is not YYYYMMDDTHHMMSSZ (cached: one a second)."""
     seconds = _AMZ_SECONDS.get(amz)
     if seconds is None:
-        parsed = _seconds(amz.decode("latin-1")) if len(amz) == 16 else None
-        if parsed is None:
+        seconds = _seconds(amz.decode("latin-1")) if len(amz) == 16 else None
+        if seconds is None:
             return None
         if len(_AMZ_SECONDS) >= 64:
             _AMZ_SECONDS.clear()
-        _AMZ_SECONDS[amz] = seconds = parsed
-    key, scope, signed, signature_ = match.group(1, 2, 7, 8)
-    return key, scope, amz, seconds, signed.lower(), signature_
+        _AMZ_SECONDS[amz] = seconds
+    return seconds
+
+
+@dataclass(slots=True)
+class Plan:
+    """What an SDK-form Authorization header fixes apart from its signature, worked out once.
+
+    A client sends the same header but for its last 64 bytes (the signature)
+    on every request of a day, so the header's prefix keys this: the parse
+    (one regex), the scope and region check, the principal and its signing
+    key, and the canonical request's template. Every request is still
+    verified: its own header values, body hash and HMAC.
+    """
+
+    principals: Any  # the principals mapping it was made from (a reload makes it stale)
+    principal: Any
+    day: bytes  # the scope's date, which X-Amz-Date must begin with
+    middle: bytes  # b"\n" + scope + b"\n": the string to sign between the date and the hash
+    signed: bytes  # SignedHeaders, lower-cased
+    names: tuple[bytes, ...]
+    values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
+    token: bytes | None  # the principal's session token
+    inner: Any  # the signing key's HMAC states
+    outer: Any
+    method: str = ""  # the (method, path) `template` is for
+    path: bytes = b""
+    template: bytes = b""
+
+
+def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
+    """The plan of an SDK-form header whose key is known and whose scope names this server.
+
+    None otherwise: the general path then finds the exception to raise.
+    """
+    match = _SDK_FORM.fullmatch(raw)
+    if match is None:
+        return None
+    key, scope, signed = match.group(1, 2, 7)
+    principal = principals.get(key)
+    if principal is None or scope[8:] != scope_tail:
+        return None
+    signed = signed.lower()
+    names = tuple(signed.split(b";"))
+    values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
+    if len(names) == 1:
+        only = names[0]
+        values = lambda headers: (headers[only],)  # noqa: E731 - itemgetter of one name is no tuple
+    else:
+        values = itemgetter(*names)
+    inner, outer = signing_pads(principal.secret, scope)
+    token = None if principal.session_token is None else principal.session_token.encode()
+    return Plan(principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
+                inner, outer)
+
+
+def plan_matches(plan: Plan, method: str, path: bytes, headers: dict[bytes, bytes], body: bytes,
+                 amz: bytes, signature_: bytes) -> bool:
+    """Whether this request's signature is right, by the plan of its Authorization header.
+
+    False also when something is off the hot path (a signed header missing,
+    the date or token wrong): the general path then finds the exception.
+    """
+    if method == plan.method and path == plan.path:
+        template = plan.template
+    else:
+        template = _cached_template(method, path, plan.signed, plan.names)
+        if not plan.method:
+            plan.method, plan.path, plan.template = method, path, template
+    try:
+        values = plan.values(headers)
+    except KeyError:
+        return False
+    # SigV4 collapses runs of whitespace and trims each value; a value that
+    # needs it shows in one test over all of them.
+    joined = b" ".join(values)
+    if b" ".join(joined.split()) != joined:
+        values = tuple([b" ".join(value.split()) for value in values])
+    canonical = template % (*values, hexlify(sha256(body).digest()))
+    mac = plan.inner.copy()
+    mac.update(b"AWS4-HMAC-SHA256\n" + amz + plan.middle + hexlify(sha256(canonical).digest()))
+    final = plan.outer.copy()
+    final.update(mac.digest())
+    return hmac.compare_digest(hexlify(final.digest()), signature_)
 
 
 def parse_authorization(headers: dict[bytes, bytes]) -> Parsed:
@@ -298,6 +385,14 @@ def canonical_request(
     body is always hashed here: the client's X-Amz-Content-Sha256 is only
     one more signed header and cannot vouch for the body.
     """
+    template = _cached_template(method, path, signed, names)
+    get = headers.get
+    if REPEATED in headers:
+        get = lambda name, default: headers.get(b"\x00" + name) or headers.get(name, default)  # noqa: E731
+    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+
+
+def _cached_template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
     key = (method, path, signed)
     template = _TEMPLATES.get(key)
     if template is None:
@@ -305,8 +400,7 @@ def canonical_request(
         if len(_TEMPLATES) >= 256:
             _TEMPLATES.clear()
         _TEMPLATES[key] = template
-    get = headers.get
-    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+    return template
 
 
 _TEMPLATES: dict[tuple[str, bytes, bytes], bytes] = {}
