@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hmac
 import time
+from binascii import hexlify
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,6 @@ from .sigv4 import (
     check_skew,
     make_plan,
     parse_authorization,
-    plan_matches,
     verify_signature,
     wall_now,
 )
@@ -62,6 +63,7 @@ class Authenticator:
         self._scope_tail = f"/{region}/{SERVICE}/{TERMINATOR}".encode()
         #: Authorization header less its signature -> what it fixes (sigv4.Plan).
         self._plans: dict[bytes, Plan] = {}
+        self._last: Plan | None = None
 
     def reload(self) -> bool:
         return self.principals.reload()
@@ -78,9 +80,17 @@ class Authenticator:
         raw = headers.get(b"authorization")
         amz = headers.get(b"x-amz-date")
         if raw is not None and amz is not None and REPEATED not in headers:
-            plan = self._plans.get(raw[:-64])
-            if plan is None or plan.principals is not self.principals.by_raw_key:
-                plan = self._plan(raw)
+            plan = self._last  # one client's header prefix repeats: no slice or hash to find it
+            if (
+                plan is None
+                or not raw.startswith(plan.prefix)
+                or len(raw) != plan.length
+                or plan.principals is not self.principals.by_raw_key
+            ):
+                plan = self._plans.get(raw[:-64])
+                if plan is None or plan.principals is not self.principals.by_raw_key:
+                    plan = self._plan(raw)
+                self._last = plan
             if plan is not None:
                 seconds = _AMZ_SECONDS.get(amz) or amz_seconds(amz)
                 now = wall_now()
@@ -92,9 +102,30 @@ class Authenticator:
                         plan.token is None and b"x-amz-security-token" not in headers
                         or _token_matches(plan.principal, headers)
                     )
-                    and plan_matches(plan, method, path, headers, body, amz, raw[-64:])
                 ):
-                    return plan.principal
+                    # The canonical request, string to sign and HMAC (sigv4.py), inline:
+                    # this runs on every request.
+                    if method == plan.method and path == plan.path:
+                        template = plan.template
+                    else:
+                        template = plan.template_for(method, path)
+                    try:
+                        values = plan.values(headers)
+                    except KeyError:
+                        values = None  # a signed header is missing: the general path says so
+                    if values is not None:
+                        # SigV4 trims each value and collapses runs of whitespace; one
+                        # test over all of them finds a value that needs it.
+                        joined = b" ".join(values)
+                        if b" ".join(joined.split()) != joined:
+                            values = tuple([b" ".join(value.split()) for value in values])
+                        canonical = template % (*values, hexlify(sha256(body).digest()))
+                        mac = plan.inner.copy()
+                        mac.update(b"AWS4-HMAC-SHA256\n" + amz + plan.middle + hexlify(sha256(canonical).digest()))
+                        final = plan.outer.copy()
+                        final.update(mac.digest())
+                        if hmac.compare_digest(hexlify(final.digest()), raw[-64:]):
+                            return plan.principal
         auth = parse_authorization(headers)
         principal = self.principals.by_key.get(auth.access_key)
         if principal is None or not _token_matches(principal, headers):
