@@ -38,7 +38,7 @@ from ..errors import (
     UnknownOperationException,
 )
 from .auth import Authenticator
-from .auth.sigv4 import header_parameters, note_repeated
+from .auth.sigv4 import PEER, header_parameters, note_repeated
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -123,6 +123,9 @@ def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
             if previous is not None:
                 note_repeated(headers, name, previous, value)
             seen[name] = value
+    client = scope.get("client")
+    if client and scope.get("path", "").startswith("/console"):
+        headers[PEER] = str(client[0]).encode("latin-1", "replace")  # the sign-in throttle's address
     return headers
 
 
