@@ -39,8 +39,6 @@ from .sigv4 import (
     TERMINATOR,
     Plan,
     amz_seconds,
-    check_scope,
-    check_skew,
     make_plan,
     parse_authorization,
     verify_signature,
@@ -126,13 +124,14 @@ class Authenticator:
                         final.update(mac.digest())
                         if hmac.compare_digest(hexlify(final.digest()), raw[-64:]):
                             return plan.principal
-        auth = parse_authorization(headers)
+        auth = parse_authorization(headers, self.region, wall_now())
         principal = self.principals.by_key.get(auth.access_key)
-        if principal is None or not _token_matches(principal, headers):
+        if principal is None or (principal.session_token is not None and b"x-amz-security-token" not in headers):
             raise UnrecognizedClientException(INVALID_TOKEN)
-        check_scope(auth, self.region)
-        check_skew(auth.amz_date, auth.seconds, wall_now())
         verify_signature(auth, principal.secret, method, path, headers, body)
+        if not _token_matches(principal, headers):
+            # Checked after the signature, and without the period (dynalite's record of DynamoDB).
+            raise UnrecognizedClientException(INVALID_TOKEN.rstrip("."))
         return principal
 
     def _plan(self, raw: bytes) -> Plan | None:

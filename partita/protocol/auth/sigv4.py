@@ -163,6 +163,8 @@ def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
         return None
     signed = signed.lower()
     names = tuple(signed.split(b";"))
+    if b"host" not in names:
+        return None  # DynamoDB refuses it: the general path says why
     values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
     if len(names) == 1:
         only = names[0]
@@ -175,24 +177,36 @@ def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
                 inner, outer)
 
 
-def parse_authorization(headers: dict[bytes, bytes]) -> Parsed:
-    """Check the header's presence and form; raise DynamoDB's exception for what is missing."""
+def parse_authorization(headers: dict[bytes, bytes], region: str, now: float) -> Parsed:
+    """The header's parts, or DynamoDB's exception for the first thing wrong, in its order.
+
+    The order is the one DynamoDB answered in, as dynalite's source records
+    it: parameters present, the date's form, clock skew, Host signed, the
+    algorithm, the credential's five parts, its scope (every part wrong
+    named in one message); the caller then checks the key id, the
+    signature and last the session token.
+    """
     raw = headers.get(b"authorization", b"")
-    match = _SDK_FORM.fullmatch(raw)
-    if match is not None and (b"x-amz-date" in headers or b"date" in headers):
-        key, _, date, region, service, terminator, signed, signature_ = match.groups()
-        return Parsed(
-            ALGORITHM,
-            key.decode(),
-            date.decode(),
-            region.decode(),
-            service.decode(),
-            terminator.decode(),
-            tuple(signed.lower().split(b";")),
-            signature_,
-            *_request_time(headers),
+    algorithm, params = header_parameters(raw, headers)
+    amz_date, seconds = _request_time(headers)
+    check_skew(amz_date, seconds, now)
+    signed = tuple(name.encode("latin-1").lower() for name in params["SignedHeaders"].split(";"))
+    if b"host" not in signed:
+        raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
+    if algorithm != ALGORITHM:
+        raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}' (only {ALGORITHM} for now). ")
+    credential = params["Credential"]
+    parts = credential.split("/")
+    while parts and not parts[-1]:
+        parts.pop()  # trailing slashes are ignored (as Java's split drops trailing empty parts)
+    if len(parts) != 5:
+        raise IncompleteSignatureException(
+            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
+            f" got '{credential}'"
         )
-    return _parse_general(raw, headers)
+    auth = Parsed(algorithm, *parts, signed, params["Signature"].encode("latin-1"), amz_date, seconds)
+    check_scope(auth, region)
+    return auth
 
 
 def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
@@ -222,32 +236,6 @@ def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dic
     return algorithm, params
 
 
-def _parse_general(raw: bytes, headers: dict[bytes, bytes]) -> Parsed:
-    algorithm, params = header_parameters(raw, headers)
-    if algorithm != ALGORITHM:
-        # AWS's wording for an algorithm it does not know (not confirmed for DynamoDB).
-        raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}'")
-    credential = params["Credential"]
-    parts = credential.split("/")
-    if len(parts) != 5:
-        raise IncompleteSignatureException(
-            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
-            f" got '{credential}'"
-        )
-    amz_date = _request_time(headers)
-    return Parsed(
-        algorithm,
-        parts[0],
-        parts[1],
-        parts[2],
-        parts[3],
-        parts[4],
-        tuple(name.encode("latin-1").lower() for name in params["SignedHeaders"].split(";")),
-        params["Signature"].encode("latin-1"),
-        *amz_date,
-    )
-
-
 def _request_time(headers: dict[bytes, bytes]) -> tuple[str, int]:
     """The request's time as YYYYMMDDTHHMMSSZ and seconds: X-Amz-Date, else the HTTP Date header."""
     value = headers.get(b"x-amz-date")
@@ -270,20 +258,24 @@ def _request_time(headers: dict[bytes, bytes]) -> tuple[str, int]:
 
 
 def check_scope(auth: Parsed, region: str) -> None:
-    """The credential scope names this server's region, DynamoDB and the request's date."""
+    """The credential scope names this server's region, DynamoDB and the request's date.
+
+    Every part that is wrong is named, in one message (as DynamoDB answers).
+    """
+    message = ""
     if auth.region != region:
-        raise InvalidSignatureException(f"Credential should be scoped to a valid region, not '{auth.region}'. ")
+        message += f"Credential should be scoped to a valid region, not '{auth.region}'. "
     if auth.service != SERVICE:
-        raise InvalidSignatureException(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+        message += f"Credential should be scoped to correct service: '{SERVICE}'. "
     if auth.terminator != TERMINATOR:
-        raise InvalidSignatureException(
-            f"Credential should be scoped with a valid terminator: '{TERMINATOR}', not '{auth.terminator}'. "
-        )
+        message += f"Credential should be scoped with a valid terminator: '{TERMINATOR}', not '{auth.terminator}'. "
     if auth.date != auth.amz_date[:8]:
-        raise InvalidSignatureException(
+        message += (
             "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: "
             f"'{auth.date}' != '{auth.amz_date[:8]}', from '{auth.amz_date}'."
         )
+    if message:
+        raise InvalidSignatureException(message)
 
 
 def _seconds(text: str) -> int | None:
