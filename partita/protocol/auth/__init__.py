@@ -239,7 +239,11 @@ def _token_matches(principal: Principal, headers: dict[bytes, bytes]) -> bool:
 
 
 def denied(principal: Principal, action: str, resource: str, why: str) -> str:
-    """DynamoDB's AccessDeniedException message, in IAM's three forms."""
+    """DynamoDB's AccessDeniedException message, in IAM's three forms.
+
+    The implicit form is on record for DynamoDB; the two explicit-deny
+    suffixes are IAM's as other services answer them (not seen for DynamoDB).
+    """
     head = f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} "
     if why == IDENTITY_DENY:
         return head + "with an explicit deny in an identity-based policy"

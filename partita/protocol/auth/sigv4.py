@@ -8,8 +8,9 @@ secret it holds, and compares signatures in constant time. The body's hash
 is always computed here: an `X-Amz-Content-Sha256` header is only one more
 signed header, so a client cannot vouch for its own body.
 
-Messages are DynamoDB's where they are on record (see `errors.py` of this
-package); a secret never appears in one. Clock skew is judged against wall
+Messages and their order are DynamoDB's as dynalite's source records the
+service's answers (docs/decisions.md, "Messages"); a secret never appears
+in one. Clock skew is judged against wall
 time (docs/decisions.md, "Authentication"): clients sign with their wall
 clock, and `partita clock advance` must not make every signature "expired".
 """
