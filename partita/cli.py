@@ -351,17 +351,12 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any, line: str | None) -> None:
     """Serve in this process until SIGTERM/SIGINT, then close the store."""
-    from .protocol.app import PartitaApp
 
     engine = None
     try:
         engine = build_engine(args, store)
-        auth = None
-        if args.auth is not None:
-            from .protocol.auth import Authenticator
-
-            auth = Authenticator(args.auth, args.region, secure_transport=args.tls_cert is not None)
-        app = PartitaApp(engine, auth, console=args.console)
+        app = build_app(args, engine)
+        auth = app.auth
         tls = {}
         if args.tls_cert is not None:
             tls = {"ssl_certfile": str(args.tls_cert), "ssl_keyfile": str(args.tls_key)}
@@ -393,23 +388,42 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             _tune_gc()
             if line is not None:
                 print(line, flush=True)
-            ssl_context = None
-            if args.tls_cert is not None:
-                from .protocol.tls import server_context
-
-                ssl_context = server_context(args.tls_cert, args.tls_key)
             run(
                 app,
                 sock,
                 keep_alive_timeout=args.keep_alive_timeout,
                 request_timeout=args.request_timeout,
-                ssl_context=ssl_context,
+                ssl_context=ssl_context(args),
                 on_hangup=None if auth is None else auth.reload,
             )
     finally:
         if engine is not None:
             engine.duties.stop()
         store.close()
+
+
+def build_app(args: argparse.Namespace, engine: Any) -> Any:
+    """The PartitaApp `partita serve` runs: with `--auth`, its Authenticator (the in-process
+    `partita.testing.local()` builds it here too). A bad --auth file raises AuthFileError."""
+    from .protocol.app import PartitaApp
+
+    auth = None
+    if args.auth is not None:
+        from .protocol.auth import Authenticator
+
+        auth = Authenticator(args.auth, args.region, secure_transport=args.tls_cert is not None)
+    return PartitaApp(engine, auth, console=args.console)
+
+
+def ssl_context(args: argparse.Namespace) -> Any:
+    """The server's TLS context for `--tls-cert`/`--tls-key`, or None (TlsError when unusable)."""
+    if args.tls_cert is None and args.tls_key is None:
+        return None
+    if args.tls_cert is None or args.tls_key is None:
+        raise ValueError("--tls-cert and --tls-key go together")
+    from .protocol.tls import server_context
+
+    return server_context(args.tls_cert, args.tls_key)
 
 
 def _uvicorn_server_class() -> Any:

@@ -67,13 +67,20 @@ def test_an_unknown_key_is_unrecognized(url: str) -> None:
 def test_session_tokens(url: str) -> None:
     ok = client(url, "temp", aws_session_token="session-token-1")
     assert TABLE in ok.list_tables()["TableNames"]
-    for token in (None, "session-token-2"):
-        with pytest.raises(ClientError) as excinfo:
-            client(url, "temp", aws_session_token=token).list_tables()
-        assert error_of(excinfo) == ("UnrecognizedClientException", INVALID_TOKEN)
+    with pytest.raises(ClientError) as excinfo:  # no token: the key id alone is not one DynamoDB knows
+        client(url, "temp").list_tables()
+    assert error_of(excinfo) == ("UnrecognizedClientException", INVALID_TOKEN)
+    # A token sent is checked after the signature, and that message has no period (dynalite's
+    # source records both of DynamoDB's forms).
+    with pytest.raises(ClientError) as excinfo:
+        client(url, "temp", aws_session_token="session-token-2").list_tables()
+    assert error_of(excinfo) == ("UnrecognizedClientException", INVALID_TOKEN.rstrip("."))
     with pytest.raises(ClientError) as excinfo:  # a long-term key with a token it does not have
         client(url, "admin", aws_session_token="session-token-1").list_tables()
-    assert error_of(excinfo) == ("UnrecognizedClientException", INVALID_TOKEN)
+    assert error_of(excinfo) == ("UnrecognizedClientException", INVALID_TOKEN.rstrip("."))
+    with pytest.raises(ClientError) as excinfo:  # the signature is checked before the token
+        client(url, "temp", secret="wrong", aws_session_token="session-token-2").list_tables()
+    assert error_of(excinfo) == ("InvalidSignatureException", MISMATCH)
 
 
 def _stamp(moment: datetime.datetime) -> str:
@@ -248,3 +255,103 @@ def test_a_bad_auth_file_stops_the_start(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "users[0].policies[0]: Effect must be Allow or Deny" in done.stderr
     assert "hidden-secret" not in done.stderr + done.stdout
+
+
+def test_a_header_sent_twice_verifies_over_the_wire(url: str) -> None:
+    """Both servers' HTTP layers keep a repeated header's values joined for SigV4."""
+    import http.client
+    from urllib.parse import urlparse
+
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    parsed = urlparse(url)
+    body = json.dumps({"TableName": TABLE, "Key": {"pk": {"S": "twice"}}}).encode()
+    request = AWSRequest(method="POST", url=url.rstrip("/") + "/", data=body,
+                         headers={"Content-Type": "application/x-amz-json-1.0",
+                                  "X-Amz-Target": "DynamoDB_20120810.GetItem", "X-Custom": "one"})
+    request.headers["X-Custom"] = "two"
+    SigV4Auth(Credentials("AKIAADMIN", "admin-secret"), "dynamodb", "us-east-1").add_auth(request)
+
+    def post(pairs: list[tuple[str, str]]) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        try:
+            conn.putrequest("POST", "/", skip_accept_encoding=True)
+            for name, value in pairs:
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(body)))
+            conn.endheaders(body)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    pairs = [(k, str(v)) for k, v in request.headers.items()]
+    assert post(pairs) == (200, {})
+    status, answer = post([(k, v) for k, v in pairs if (k, v) != ("X-Custom", "one")])
+    assert (status, answer["__type"].rsplit("#", 1)[-1], answer["message"]) == (
+        400, "InvalidSignatureException", MISMATCH)
+
+
+def _with_authorization(url: str, change: Any, target: str = "DynamoDB_20120810.ListTables") -> tuple[int, Any]:
+    body = b"{}"
+    headers = signed_headers(url, "admin", body, target)
+    headers["Authorization"] = change(headers["Authorization"])
+    return send(url, headers, body)
+
+
+def test_every_wrong_part_of_the_scope_is_named_in_one_message(url: str) -> None:
+    day = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d")
+    status, answer = _with_authorization(
+        url, lambda a: a.replace(f"/{day}/us-east-1/dynamodb/aws4_request", "/19990101/mars-1/s3/term"))
+    stamp = answer["message"].rsplit("from '", 1)[-1].rstrip("'.")
+    assert (status, answer["__type"]) == (400, "com.amazon.coral.service#InvalidSignatureException")
+    assert answer["message"] == (
+        "Credential should be scoped to a valid region, not 'mars-1'. "
+        "Credential should be scoped to correct service: 'dynamodb'. "
+        "Credential should be scoped with a valid terminator: 'aws4_request', not 'term'. "
+        "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: "
+        f"'19990101' != '{day}', from '{stamp}'."
+    )
+
+
+def test_header_checks_in_dynamodbs_order(url: str) -> None:
+    """Host signed, then the algorithm, then the credential's parts (trailing slashes ignored),
+    then the scope, then the key id: each refusal names the first check that fails."""
+    status, answer = _with_authorization(url, lambda a: a.replace("SignedHeaders=", "SignedHeaders=x;").replace(
+        ";host;", ";"))
+    assert (status, answer["message"]) == (400, "'Host' must be a 'SignedHeader' in the AWS Authorization.")
+    assert answer["__type"].endswith("#InvalidSignatureException")
+    status, answer = _with_authorization(url, lambda a: a.replace("AWS4-HMAC-SHA256", "AWS4-HMAC-SHA25")
+                                         .replace("/us-east-1/", "/mars-1/"))
+    assert (status, answer["message"]) == (
+        400, "Unsupported AWS 'algorithm': 'AWS4-HMAC-SHA25' (only AWS4-HMAC-SHA256 for now). ")
+    assert answer["__type"].endswith("#IncompleteSignatureException")
+    status, answer = _with_authorization(url, lambda a: a.replace("/aws4_request", ""))
+    credential = re.search(r"Credential=([^,]*),", _last_authorization(url, lambda a: a.replace("/aws4_request", "")))
+    assert credential is not None
+    assert (status, answer["message"]) == (
+        400, "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
+        f" got '{credential.group(1)}'")
+    # Trailing slashes are ignored: the scope is the one signed (the header itself is not).
+    status, answer = _with_authorization(url, lambda a: a.replace("/aws4_request", "/aws4_request//"))
+    assert status == 200 and "TableNames" in answer
+    # The scope before the key id: an unknown key in the wrong region is told about the region.
+    status, answer = _with_authorization(url, lambda a: a.replace("AKIAADMIN/", "AKIANOBODY/")
+                                         .replace("/us-east-1/", "/eu-west-1/"))
+    assert answer["message"] == "Credential should be scoped to a valid region, not 'eu-west-1'. "
+
+
+def _last_authorization(url: str, change: Any) -> str:
+    headers = signed_headers(url, "admin", b"{}", "DynamoDB_20120810.ListTables")
+    return str(change(headers["Authorization"]))
+
+
+def test_the_clock_is_checked_before_the_key(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    skewed = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=30)
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: skewed)
+    with pytest.raises(ClientError) as excinfo:
+        client(url, "nobody", region="eu-west-1").list_tables()
+    code, message = error_of(excinfo)
+    assert code == "InvalidSignatureException" and message.startswith("Signature expired: ")

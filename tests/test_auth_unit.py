@@ -111,3 +111,32 @@ def test_a_key_id_outside_ascii_is_still_looked_up(tmp_path: Path) -> None:
     auth = Authenticator(write_auth(tmp_path / "auth.json", entry), REGION)
     assert auth.principals.by_raw_key == {}
     assert auth.principals.by_key["AKIAÉ"].name == "admin"
+
+
+def _twice_signed(name: str, body: bytes) -> tuple[list[tuple[str, str]], bytes]:
+    """A request botocore signs with X-Custom sent twice (values 'a  b ' and ' c')."""
+    request = AWSRequest(method="POST", url="http://127.0.0.1:8000/", data=body,
+                         headers={"Content-Type": "application/x-amz-json-1.0",
+                                  "X-Amz-Target": "DynamoDB_20120810.GetItem", "X-Custom": "a  b "})
+    request.headers["X-Custom"] = " c"  # botocore's headers append: the header goes twice
+    SigV4Auth(Credentials(f"AKIA{name.upper()}", f"{name}-secret"), "dynamodb", REGION).add_auth(request)
+    assert "x-custom" in request.headers["Authorization"]
+    return [(k, str(v)) for k, v in request.headers.items()] + [("Host", "127.0.0.1:8000")], body
+
+
+def test_a_header_sent_twice_is_signed_over_its_values_joined(auth: Authenticator) -> None:
+    """SigV4: the values of a repeated header, each trimmed, joined by commas ('a b,c')."""
+    pairs, body = _twice_signed("admin", BODY)
+    headers: dict[bytes, bytes] = {}
+    for name, value in pairs:  # as the HTTP layer builds them
+        key, raw = name.lower().encode(), value.strip().encode()
+        previous = headers.get(key)
+        headers[key] = raw
+        if previous is not None:
+            sigv4.note_repeated(headers, key, previous, raw)
+    assert headers[b"x-custom"] == b"c" and headers[b"\x00x-custom"] == b"a b,c"
+    assert auth.verify("POST", b"/", headers, body).name == "admin"
+    # Signed over the last value alone, as before, it would not verify.
+    last_only = {k: v for k, v in headers.items() if not k.startswith(b"\x00")}
+    with pytest.raises(InvalidSignatureException):
+        auth.verify("POST", b"/", last_only, body)

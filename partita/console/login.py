@@ -24,8 +24,10 @@ from urllib.parse import quote, urlencode
 
 from ..engine.engine import Engine
 from ..protocol.auth import Authenticator
+from ..protocol.auth.sigv4 import PEER
 from .render import render
 from .sessions import SESSION_SECONDS, Sessions
+from .throttle import Throttle
 from .web import Answer, Caller, Request, html, redirect
 
 log = logging.getLogger("partita")
@@ -59,6 +61,7 @@ class Guard:
         self.engine = engine
         self.auth = auth
         self.sessions = Sessions(engine.store)
+        self.throttle = Throttle(engine.store)
         self._attributes = "; Path=/console; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
 
     def _cookie(self, name: str, value: str, max_age: int) -> tuple[bytes, bytes]:
@@ -109,12 +112,22 @@ class Guard:
         if not _same(request.field("nonce"), _cookies(request).get(LOGIN_COOKIE, "")):
             return _forbidden("The sign-in form's CSRF token is missing or wrong: reload the page and try again.")
         key = request.field("access_key_id")
+        address = request.headers.get(PEER, b"").decode("latin-1")
+        # Throttled before the secret is looked at: a right secret then tells nothing either.
+        wait = self.throttle.wait(address, key)
+        if wait is not None:
+            log.warning("partita: console sign-in throttled for access key %r from %s", key[:128], address)
+            status, payload, kind, headers = self._login_form(
+                request, f"Too many failed sign-ins: try again in {wait} seconds.", 429)
+            return status, payload, kind, [*(headers or []), (b"retry-after", b"%d" % wait)]
         principal = self.auth.principals.by_key.get(key)
         # The same comparison whether or not the key exists, so the time taken tells nothing.
         expected = principal.secret if principal is not None else secrets.token_urlsafe(30)
         if not _same(request.field("secret_access_key"), expected) or principal is None:
-            log.warning("partita: console sign-in refused for access key %r", key[:128])
+            log.warning("partita: console sign-in refused for access key %r from %s", key[:128], address)
+            self.throttle.failed(address, key)
             return self._login_form(request, "The access key id or the secret access key is wrong.", 403)
+        self.throttle.succeeded(key)
         token, _ = self.sessions.open(principal.access_key_id, principal.secret)
         return _with_cookies(redirect(_next(request)), self._cookie(COOKIE, token, SESSION_SECONDS),
                              self._cookie(LOGIN_COOKIE, "", 0))

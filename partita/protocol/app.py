@@ -38,7 +38,7 @@ from ..errors import (
     UnknownOperationException,
 )
 from .auth import Authenticator
-from .auth.sigv4 import header_parameters
+from .auth.sigv4 import PEER, header_parameters, note_repeated
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -112,7 +112,21 @@ def request_id() -> bytes:
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
-    return {name.lower(): value for name, value in scope["headers"]}
+    """Lower-case names, the last value of a repeated header, and the joined ones SigV4 signs."""
+    pairs = scope["headers"]
+    headers = {name.lower(): value for name, value in pairs}
+    if len(headers) != len(pairs):
+        seen: dict[bytes, bytes] = {}
+        for name, value in pairs:
+            name = name.lower()
+            previous = seen.get(name)
+            if previous is not None:
+                note_repeated(headers, name, previous, value)
+            seen[name] = value
+    client = scope.get("client")
+    if client and scope.get("path", "").startswith("/console"):
+        headers[PEER] = str(client[0]).encode("latin-1", "replace")  # the sign-in throttle's address
+    return headers
 
 
 def header_bytes(headers: Any) -> int:

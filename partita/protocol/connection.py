@@ -26,6 +26,7 @@ from .app import (
     header_bytes,
     response_head,
 )
+from .auth.sigv4 import PEER, note_repeated
 
 if TYPE_CHECKING:
     from .server import HttpServer
@@ -427,3 +428,29 @@ class HttpConnection(asyncio.Protocol):
     def abort(self) -> None:
         if self._transport is not None:
             self._transport.abort()
+
+
+class SigningConnection(HttpConnection):
+    """A connection of a server with `--auth`: a header sent twice is also kept joined.
+
+    SigV4 signs a repeated header over its values joined by commas; the rest
+    of Partita reads the last value. Only `--auth` servers pay the lookup.
+    A `/console` request also gets the client's address (sigv4.PEER), which
+    the sign-in throttle counts by.
+    """
+
+    __slots__ = ()
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        key = name.lower()
+        headers = self._headers
+        previous = headers.get(key)
+        headers[key] = value
+        if previous is not None:
+            note_repeated(headers, key, previous, value)
+
+    def on_headers_complete(self) -> None:
+        if self._url.startswith(b"/console") and self._transport is not None:
+            peer = self._transport.get_extra_info("peername")
+            self._headers[PEER] = str(peer[0] if isinstance(peer, tuple) else peer or "").encode("latin-1", "replace")
+        super().on_headers_complete()

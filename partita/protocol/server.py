@@ -59,7 +59,7 @@ from email.utils import formatdate
 from typing import Any
 
 from .app import PartitaApp
-from .connection import LINGER_SECONDS, HttpConnection
+from .connection import LINGER_SECONDS, HttpConnection, SigningConnection
 
 log = logging.getLogger("partita.http")
 
@@ -109,8 +109,10 @@ class HttpServer:
         self._loop = loop = asyncio.get_running_loop()
         self._done = loop.create_future()
         self.clock = loop.time()
+        # With --auth a repeated header is also kept joined, as SigV4 signs it.
+        connection = HttpConnection if getattr(self.app, "auth", None) is None else SigningConnection
         self._server = await loop.create_server(
-            lambda: HttpConnection(self), sock=sock, backlog=2048, ssl=self.ssl_context
+            lambda: connection(self), sock=sock, backlog=2048, ssl=self.ssl_context
         )
         self._tick_handle = loop.call_later(_TICK, self._tick)
         if self._group is not None:

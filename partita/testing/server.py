@@ -46,6 +46,11 @@ class LocalPartita:
     `gsi_lag_ms`); the ones that exist are listed, and any other serve
     option passes through `**options`, so flags added to `serve` work here
     unchanged. `in_memory` is the default; `data_dir` keeps a SQLite store.
+    `auth` (a `--auth` users file) verifies signatures and policies, and
+    `tls_cert`/`tls_key` serve HTTPS, in-process as in a subprocess: the app
+    and TLS context come from the same functions `partita serve` uses. With
+    `auth` the dummy keys of the environment are refused unless the file
+    names them; pass `aws_access_key_id`/`aws_secret_access_key` to client().
     """
 
     def __init__(
@@ -58,6 +63,9 @@ class LocalPartita:
         ttl_delay: float | None = None,
         clock_offset: float | None = None,
         item_collection_limit: int | None = None,
+        auth: str | os.PathLike[str] | None = None,
+        tls_cert: str | os.PathLike[str] | None = None,
+        tls_key: str | os.PathLike[str] | None = None,
         subprocess: bool = False,
         env: bool = True,
         **options: Any,
@@ -71,6 +79,9 @@ class LocalPartita:
         given: dict[str, Any] = {"in_memory": in_memory, "region": region, "port": 0, **options}
         if data_dir is not None:
             given["data_dir"] = Path(data_dir)
+        for name, path in (("auth", auth), ("tls_cert", tls_cert), ("tls_key", tls_key)):
+            if path is not None:
+                given[name] = Path(path)
         for name, value in (("gsi_lag_ms", gsi_lag_ms), ("ttl_delay", ttl_delay),
                             ("clock_offset", clock_offset), ("item_collection_limit", item_collection_limit)):
             if value is not None:
@@ -87,6 +98,7 @@ class LocalPartita:
         self._store: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._http: Any = None
+        self._app: Any = None
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[str] | None = None
         self._saved_env: dict[str, str | None] | None = None
@@ -126,23 +138,28 @@ class LocalPartita:
         self.stop()
 
     def _start_thread(self) -> None:
-        from ..cli import _bind, _set_clock, build_engine, open_store
-        from ..protocol.app import PartitaApp
+        from ..cli import _bind, _set_clock, build_app, build_engine, open_store, ssl_context
 
         args = self.options
+        tls = ssl_context(args)  # before anything is opened: a bad pair raises here
         store = open_store(args)
+        engine = None
         try:
             _set_clock(args, store)
             engine = build_engine(args, store)
+            app = build_app(args, engine)  # AuthFileError for a bad --auth file
         except BaseException:
+            if engine is not None:
+                engine.duties.stop()
             store.close()
             raise
+        self._app = app
         sock = _bind(args.host, args.port)
         self._store, self.engine = store, engine
         ready = threading.Event()
         failure: list[BaseException] = []
         self._thread = threading.Thread(
-            target=self._serve, args=(PartitaApp(engine), sock, ready, failure),
+            target=self._serve, args=(app, sock, tls, ready, failure),
             name="partita-local", daemon=True,
         )
         self._thread.start()
@@ -153,9 +170,12 @@ class LocalPartita:
             self._close_engine()
             raise failure[0]
         host, port = sock.getsockname()[:2]
-        self.endpoint = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+        scheme = "http" if tls is None else "https"
+        self.endpoint = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
-    def _serve(self, app: Any, sock: Any, ready: threading.Event, failure: list[BaseException]) -> None:
+    def _serve(
+        self, app: Any, sock: Any, tls: Any, ready: threading.Event, failure: list[BaseException]
+    ) -> None:
         """The server thread: the same HttpServer as `partita serve`, without signal handlers."""
         import uvloop
 
@@ -168,6 +188,7 @@ class LocalPartita:
             keep_alive_timeout=self.options.keep_alive_timeout,
             request_timeout=self.options.request_timeout,
             shutdown_timeout=2.0,
+            ssl_context=tls,
         )
         try:
             loop.run_until_complete(http.start(sock))
@@ -206,7 +227,7 @@ class LocalPartita:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert process.stdout is not None
         line = process.stdout.readline()
-        if "http://" not in line:
+        if "://" not in line:
             process.kill()
             process.wait()
             raise RuntimeError(f"partita serve did not start (exit {process.poll()}): {line!r}")
@@ -225,6 +246,19 @@ class LocalPartita:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+    def reload_auth(self) -> bool:
+        """Re-read the `auth` file, as SIGHUP does for `partita serve` (False: kept the old one)."""
+        if self._process is not None:
+            import signal
+
+            self._process.send_signal(signal.SIGHUP)
+            return True
+        auth = None if self._app is None else self._app.auth
+        if auth is None:
+            raise RuntimeError("the server runs without auth")
+        reloaded: bool = auth.reload()
+        return reloaded
 
     # -- environment ------------------------------------------------------
 

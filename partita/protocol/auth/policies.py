@@ -49,8 +49,20 @@ class PolicyError(ValueError):
     """A policy document Partita cannot evaluate (raised when it is loaded)."""
 
 
+# `${*}` and `${?}` stand for the literal characters (IAM's rule), not wildcards: substitution
+# leaves these private-use stand-ins, which a pattern reads as the literal character and
+# anything compared exactly gets back as `*` and `?` (`literal`).
+_STAR, _QUESTION = "\ue000", "\ue001"
+_LITERALS = str.maketrans({_STAR: "*", _QUESTION: "?"})
+
+
+def literal(text: str) -> str:
+    """A substituted value for an exact comparison: the stand-ins back as `*` and `?`."""
+    return text.translate(_LITERALS)
+
+
 def _pattern(text: str, ignore_case: bool) -> re.Pattern[str]:
-    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in text)
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(literal(c)) for c in text)
     return re.compile(body, re.IGNORECASE | re.DOTALL if ignore_case else re.DOTALL)
 
 
@@ -70,6 +82,7 @@ class _Matcher:
             elif "*" in value or "?" in value:
                 self._patterns.append(_pattern(value, ignore_case))
             else:
+                value = literal(value)
                 self._exact.add(value.lower() if ignore_case else value)
 
     def __call__(self, text: str) -> bool:
@@ -96,14 +109,18 @@ def substitute(text: str, variables: Mapping[str, str]) -> str:
 
     An unknown variable is left as written, so it matches nothing but itself
     (IAM treats an absent variable as making the statement not match).
-    `${*}` and `${?}` become `*` and `?`, which still act as wildcards in a
-    pattern (IAM makes them literal; a deviation kept for simplicity).
+    `${*}` and `${?}` are the literal characters, never wildcards (IAM's
+    rule): they come out as stand-ins that `_pattern` and `literal` read so.
     """
 
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name in ("*", "?", "$"):
-            return name
+        if name == "*":
+            return _STAR
+        if name == "?":
+            return _QUESTION
+        if name == "$":
+            return "$"
         return variables.get(name.lower(), match.group(0))
 
     return _VARIABLE.sub(one, text)
@@ -235,6 +252,11 @@ class _Condition:
         return all(self.test(v, self.values) for v in present)
 
 
+_PATTERN_TESTS = frozenset({OPERATORS["stringlike"], OPERATORS["stringnotlike"], OPERATORS["arnlike"],
+                            OPERATORS["arnnotlike"], OPERATORS["arnequals"], OPERATORS["arnnotequals"]})
+"""Operators whose policy values are wildcard patterns (the others compare exactly)."""
+
+
 def _conditions(block: Any, variables: Mapping[str, str]) -> list[_Condition]:
     if block is None:
         return []
@@ -262,6 +284,8 @@ def _conditions(block: Any, variables: Mapping[str, str]) -> list[_Condition]:
         for key, raw in keys.items():
             values = [v if isinstance(v, str) else _scalar(v) for v in (raw if isinstance(raw, list) else [raw])]
             values = [substitute(v, variables) for v in values]
+            if test not in _PATTERN_TESTS:
+                values = [literal(v) for v in values]  # compared exactly: `${*}` is a star
             if name.startswith("date") and any(when(v) is None and "${" not in v for v in values):
                 raise PolicyError(f"{operator} needs dates (ISO 8601 or epoch seconds), not {values}")
             out.append(_Condition(mode, test, if_exists, key.lower(), values))

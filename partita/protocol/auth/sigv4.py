@@ -8,8 +8,9 @@ secret it holds, and compares signatures in constant time. The body's hash
 is always computed here: an `X-Amz-Content-Sha256` header is only one more
 signed header, so a client cannot vouch for its own body.
 
-Messages are DynamoDB's where they are on record (see `errors.py` of this
-package); a secret never appears in one. Clock skew is judged against wall
+Messages and their order are DynamoDB's as dynalite's source records the
+service's answers (docs/decisions.md, "Messages"); a secret never appears
+in one. Clock skew is judged against wall
 time (docs/decisions.md, "Authentication"): clients sign with their wall
 clock, and `partita clock advance` must not make every signature "expired".
 """
@@ -22,11 +23,12 @@ import re
 import time
 from binascii import hexlify
 from calendar import monthrange, timegm
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_tz
 from functools import lru_cache
 from hashlib import sha256
+from operator import itemgetter
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -80,48 +82,132 @@ credential scope, as the string to sign carries it."""
 _AMZ_SECONDS: dict[bytes, int] = {}
 """X-Amz-Date values seen lately -> POSIX seconds (a new one each second)."""
 
+REPEATED = b"\x00repeated"
+"""Present in a request's headers when one was sent more than once. SigV4 signs such a
+header over its values joined by commas, which the HTTP layer keeps under b"\x00" + name
+(no header name can begin with NUL); the rest of Partita reads the last value."""
 
-def sdk_form(headers: dict[bytes, bytes]) -> tuple[bytes, bytes, bytes, int, bytes, bytes] | None:
-    """(key id, scope, X-Amz-Date, its seconds, signed headers lower-cased, signature) of the SDK form.
 
-    None for anything else (no X-Amz-Date, another form, a malformed date):
-    `parse_authorization` then finds the exception to raise. Nothing is
-    decoded here: the hot path compares and hashes bytes.
-    """
-    match = _SDK_FORM.fullmatch(headers.get(b"authorization", b""))
-    amz = headers.get(b"x-amz-date")
-    if match is None or amz is None:
-        return None
+PEER = b"\x00peer"
+"""The client's address, which the HTTP layer adds to the headers of `/console` requests of
+a server with `--auth` (the console's sign-in throttle counts failures per address)."""
+
+
+def note_repeated(headers: dict[bytes, bytes], name: bytes, previous: bytes, value: bytes) -> None:
+    """Record that header `name` came again: its values joined by commas, each trimmed (as signed)."""
+    joined = headers.get(b"\x00" + name)
+    if joined is None:
+        joined = b" ".join(previous.split())
+    headers[b"\x00" + name] = joined + b"," + b" ".join(value.split())
+    headers[REPEATED] = b""
+
+
+def amz_seconds(amz: bytes) -> int | None:
+    """X-Amz-Date's POSIX seconds, or None when it is not YYYYMMDDTHHMMSSZ (cached: one a second)."""
     seconds = _AMZ_SECONDS.get(amz)
     if seconds is None:
-        parsed = _seconds(amz.decode("latin-1")) if len(amz) == 16 else None
-        if parsed is None:
+        seconds = _seconds(amz.decode("latin-1")) if len(amz) == 16 else None
+        if seconds is None:
             return None
         if len(_AMZ_SECONDS) >= 64:
             _AMZ_SECONDS.clear()
-        _AMZ_SECONDS[amz] = seconds = parsed
-    key, scope, signed, signature_ = match.group(1, 2, 7, 8)
-    return key, scope, amz, seconds, signed.lower(), signature_
+        _AMZ_SECONDS[amz] = seconds
+    return seconds
 
 
-def parse_authorization(headers: dict[bytes, bytes]) -> Parsed:
-    """Check the header's presence and form; raise DynamoDB's exception for what is missing."""
-    raw = headers.get(b"authorization", b"")
+@dataclass(slots=True)
+class Plan:
+    """What an SDK-form Authorization header fixes apart from its signature, worked out once.
+
+    A client sends the same header but for its last 64 bytes (the signature)
+    on every request of a day, so the header's prefix keys this: the parse
+    (one regex), the scope and region check, the principal and its signing
+    key, and the canonical request's template. Every request is still
+    verified: its own header values, body hash and HMAC.
+    """
+
+    prefix: bytes  # the header less its signature
+    length: int  # the header's length
+    principals: Any  # the principals mapping it was made from (a reload makes it stale)
+    principal: Any
+    day: bytes  # the scope's date, which X-Amz-Date must begin with
+    middle: bytes  # b"\n" + scope + b"\n": the string to sign between the date and the hash
+    signed: bytes  # SignedHeaders, lower-cased
+    names: tuple[bytes, ...]
+    values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
+    token: bytes | None  # the principal's session token
+    inner: Any  # the signing key's HMAC states
+    outer: Any
+    method: str = ""  # the (method, path) `template` is for
+    path: bytes = b""
+    template: bytes = b""
+
+    def template_for(self, method: str, path: bytes) -> bytes:
+        """The canonical request's template for this method and path (the first one is kept here)."""
+        template = _cached_template(method, path, self.signed, self.names)
+        if not self.method:
+            self.method, self.path, self.template = method, path, template
+        return template
+
+
+def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
+    """The plan of an SDK-form header whose key is known and whose scope names this server.
+
+    None otherwise: the general path then finds the exception to raise.
+    """
     match = _SDK_FORM.fullmatch(raw)
-    if match is not None and (b"x-amz-date" in headers or b"date" in headers):
-        key, _, date, region, service, terminator, signed, signature_ = match.groups()
-        return Parsed(
-            ALGORITHM,
-            key.decode(),
-            date.decode(),
-            region.decode(),
-            service.decode(),
-            terminator.decode(),
-            tuple(signed.lower().split(b";")),
-            signature_,
-            *_request_time(headers),
+    if match is None:
+        return None
+    key, scope, signed = match.group(1, 2, 7)
+    principal = principals.get(key)
+    if principal is None or scope[8:] != scope_tail:
+        return None
+    signed = signed.lower()
+    names = tuple(signed.split(b";"))
+    if b"host" not in names:
+        return None  # DynamoDB refuses it: the general path says why
+    values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
+    if len(names) == 1:
+        only = names[0]
+        values = lambda headers: (headers[only],)  # noqa: E731 - itemgetter of one name is no tuple
+    else:
+        values = itemgetter(*names)
+    inner, outer = signing_pads(principal.secret, scope)
+    token = None if principal.session_token is None else principal.session_token.encode()
+    return Plan(raw[:-64], len(raw), principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
+                inner, outer)
+
+
+def parse_authorization(headers: dict[bytes, bytes], region: str, now: float) -> Parsed:
+    """The header's parts, or DynamoDB's exception for the first thing wrong, in its order.
+
+    The order is the one DynamoDB answered in, as dynalite's source records
+    it: parameters present, the date's form, clock skew, Host signed, the
+    algorithm, the credential's five parts, its scope (every part wrong
+    named in one message); the caller then checks the key id, the
+    signature and last the session token.
+    """
+    raw = headers.get(b"authorization", b"")
+    algorithm, params = header_parameters(raw, headers)
+    amz_date, seconds = _request_time(headers)
+    check_skew(amz_date, seconds, now)
+    signed = tuple(name.encode("latin-1").lower() for name in params["SignedHeaders"].split(";"))
+    if b"host" not in signed:
+        raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
+    if algorithm != ALGORITHM:
+        raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}' (only {ALGORITHM} for now). ")
+    credential = params["Credential"]
+    parts = credential.split("/")
+    while parts and not parts[-1]:
+        parts.pop()  # trailing slashes are ignored (as Java's split drops trailing empty parts)
+    if len(parts) != 5:
+        raise IncompleteSignatureException(
+            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
+            f" got '{credential}'"
         )
-    return _parse_general(raw, headers)
+    auth = Parsed(algorithm, *parts, signed, params["Signature"].encode("latin-1"), amz_date, seconds)
+    check_scope(auth, region)
+    return auth
 
 
 def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
@@ -151,32 +237,6 @@ def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dic
     return algorithm, params
 
 
-def _parse_general(raw: bytes, headers: dict[bytes, bytes]) -> Parsed:
-    algorithm, params = header_parameters(raw, headers)
-    if algorithm != ALGORITHM:
-        # AWS's wording for an algorithm it does not know (not confirmed for DynamoDB).
-        raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}'")
-    credential = params["Credential"]
-    parts = credential.split("/")
-    if len(parts) != 5:
-        raise IncompleteSignatureException(
-            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
-            f" got '{credential}'"
-        )
-    amz_date = _request_time(headers)
-    return Parsed(
-        algorithm,
-        parts[0],
-        parts[1],
-        parts[2],
-        parts[3],
-        parts[4],
-        tuple(name.encode("latin-1").lower() for name in params["SignedHeaders"].split(";")),
-        params["Signature"].encode("latin-1"),
-        *amz_date,
-    )
-
-
 def _request_time(headers: dict[bytes, bytes]) -> tuple[str, int]:
     """The request's time as YYYYMMDDTHHMMSSZ and seconds: X-Amz-Date, else the HTTP Date header."""
     value = headers.get(b"x-amz-date")
@@ -199,20 +259,24 @@ def _request_time(headers: dict[bytes, bytes]) -> tuple[str, int]:
 
 
 def check_scope(auth: Parsed, region: str) -> None:
-    """The credential scope names this server's region, DynamoDB and the request's date."""
+    """The credential scope names this server's region, DynamoDB and the request's date.
+
+    Every part that is wrong is named, in one message (as DynamoDB answers).
+    """
+    message = ""
     if auth.region != region:
-        raise InvalidSignatureException(f"Credential should be scoped to a valid region, not '{auth.region}'. ")
+        message += f"Credential should be scoped to a valid region, not '{auth.region}'. "
     if auth.service != SERVICE:
-        raise InvalidSignatureException(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+        message += f"Credential should be scoped to correct service: '{SERVICE}'. "
     if auth.terminator != TERMINATOR:
-        raise InvalidSignatureException(
-            f"Credential should be scoped with a valid terminator: '{TERMINATOR}', not '{auth.terminator}'. "
-        )
+        message += f"Credential should be scoped with a valid terminator: '{TERMINATOR}', not '{auth.terminator}'. "
     if auth.date != auth.amz_date[:8]:
-        raise InvalidSignatureException(
+        message += (
             "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: "
             f"'{auth.date}' != '{auth.amz_date[:8]}', from '{auth.amz_date}'."
         )
+    if message:
+        raise InvalidSignatureException(message)
 
 
 def _seconds(text: str) -> int | None:
@@ -298,6 +362,14 @@ def canonical_request(
     body is always hashed here: the client's X-Amz-Content-Sha256 is only
     one more signed header and cannot vouch for the body.
     """
+    template = _cached_template(method, path, signed, names)
+    get = headers.get
+    if REPEATED in headers:
+        get = lambda name, default: headers.get(b"\x00" + name) or headers.get(name, default)  # noqa: E731
+    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+
+
+def _cached_template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
     key = (method, path, signed)
     template = _TEMPLATES.get(key)
     if template is None:
@@ -305,8 +377,7 @@ def canonical_request(
         if len(_TEMPLATES) >= 256:
             _TEMPLATES.clear()
         _TEMPLATES[key] = template
-    get = headers.get
-    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+    return template
 
 
 _TEMPLATES: dict[tuple[str, bytes, bytes], bytes] = {}
