@@ -66,7 +66,7 @@ class Engine:
         rules = WriteRules(
             item_collection_limit,
             self.gsi_lag,
-            StreamWriter(self.clock, region, self.stats),
+            StreamWriter(self.clock, region, self.stats, self.catalog),
             ChangeLog(self.clock, self.catalog),
         )
         self.items = ItemOps(store, self.tables, rules, self.meter)
