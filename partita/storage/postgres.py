@@ -20,8 +20,10 @@ Round trips: a write transaction runs in psycopg's pipeline mode, so BEGIN,
 the generation re-read and the transaction's first read travel together, and
 writes (with their item claims) are only sent, not waited for: they travel
 with the next read or with the COMMIT. A PutItem is two round trips (BEGIN,
-generation, old item | claim, row, COMMIT), not six. A claim that fails must
-therefore fail the statement, not return false: it divides by the result of
+generation, old item | claim, row, COMMIT), not six, and four statements: the
+generation read is folded into the first item read, and a plain write's claim
+into its INSERT. A claim that is only sent must fail its statement rather
+than return false: it divides by the result of
 `pg_try_advisory_xact_lock_shared`, and the division by zero becomes
 `ItemInTransaction`. Snapshots queue their BEGIN with their first read the
 same way, and a range read remembers its rows' weights, so the page's size
@@ -119,6 +121,21 @@ _GET = "SELECT v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k = %s"
 _TRY_CLAIM = "SELECT 1 / pg_try_advisory_xact_lock_shared(%s)::int"
 _CLAIM = "SELECT pg_advisory_xact_lock(%s)"
 _GENERATION = "SELECT value FROM partita_meta WHERE name = 'generation'"
+#: A write transaction's first item read, with the generation read folded in (one row, always).
+_GET_WITH_GENERATION = (
+    "SELECT m.value, kv.v, kv.w FROM partita_meta m LEFT JOIN partita_kv kv "
+    "ON kv.tid = %s AND kv.ph = %s AND kv.k = %s WHERE m.name = 'generation'"
+)
+_PUT = (
+    "INSERT INTO partita_kv (tid, ph, k, v, w) VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
+)
+#: `_PUT` with `_TRY_CLAIM` as its one-time filter (evaluated once, whether or not the row exists).
+_PUT_CLAIMED = (
+    "INSERT INTO partita_kv (tid, ph, k, v, w) SELECT %s::integer, %s::bigint, %s::bytea, %s::bytea, %s::bigint "
+    "WHERE 1 / pg_try_advisory_xact_lock_shared(%s)::int = 1 "
+    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
+)
 
 
 class _Reader(ReadView):
@@ -201,30 +218,35 @@ class _Reader(ReadView):
 class _Writer(_Reader, WriteTxn):
     """A transaction in pipeline mode: writes are sent without waiting; reads wait for everything before them."""
 
-    __slots__ = ("_transactional", "_locked", "generation", "_seen", "_check")
+    __slots__ = ("_transactional", "_locked", "generation", "_unchecked", "_check")
 
-    def __init__(
-        self,
-        conn: psycopg.Connection,
-        transactional: bool,
-        seen: psycopg.Cursor,
-        check: Callable[[int], None],
-    ) -> None:
+    def __init__(self, conn: psycopg.Connection, transactional: bool, check: Callable[[int], None]) -> None:
         super().__init__(conn)
         self._transactional = transactional
         self._locked: set[int] = set()
         self.generation: int | None = None
-        #: The generation read queued after BEGIN, until its answer is checked.
-        self._seen: psycopg.Cursor | None = seen
+        #: Whether the catalog generation is still to be read in this transaction (and checked).
+        self._unchecked = True
         self._check = check
 
     def _ready(self) -> None:
-        seen = self._seen
-        if seen is not None:
-            self._seen = None
-            row = seen.fetchone()
+        if self._unchecked:
+            self._unchecked = False
+            row = self._conn.execute(_GENERATION).fetchone()
             assert row is not None
             self._check(int(row[0]))
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        if not self._unchecked:
+            return super().get_weighted(key)
+        # The transaction's first read (an item write's old item) carries the generation read.
+        tid, ph = group_of(key)
+        with _mapped():
+            row = self._conn.execute(_GET_WITH_GENERATION, (tid, ph, key)).fetchone()
+        assert row is not None
+        self._unchecked = False
+        self._check(int(row[0]))
+        return None if row[1] is None else (row[1], row[2])
 
     def _claim(self, key: bytes) -> None:
         """Mark an item as this transaction's until it ends (TransactionConflict, DESIGN.md)."""
@@ -237,13 +259,15 @@ class _Writer(_Reader, WriteTxn):
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
         tid, ph = group_of(key)
         self._span = None
+        lock = None if self._transactional else _item_lock(key)
         with _mapped():
+            if lock is not None and lock not in self._locked:
+                # A plain write's claim rides in its row's statement: one statement, not two.
+                self._conn.execute(_PUT_CLAIMED, (tid, ph, key, value, weight, lock))
+                self._locked.add(lock)
+                return
             self._claim(key)
-            self._conn.execute(
-                "INSERT INTO partita_kv (tid, ph, k, v, w) VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w",
-                (tid, ph, key, value, weight),
-            )
+            self._conn.execute(_PUT, (tid, ph, key, value, weight))
 
     def delete(self, key: bytes) -> None:
         tid, ph = group_of(key)
@@ -270,11 +294,10 @@ class _Writer(_Reader, WriteTxn):
         if self.generation is not None:
             return
         with _mapped():
-            cursor = self._conn.execute(
+            self._ready()  # before the bump: the check compares the value other servers committed
+            row = self._conn.execute(
                 "UPDATE partita_meta SET value = value + 1 WHERE name = 'generation' RETURNING value"
-            )
-            self._ready()
-            row = cursor.fetchone()
+            ).fetchone()
             assert row is not None
             self.generation = int(row[0])
             self._conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(self.generation)))
@@ -416,7 +439,7 @@ class PostgresStore(PooledReads, Store):
                     conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                     if exclusive:  # before the first read, so its snapshot sees no writer running
                         conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
-                    writer = _Writer(conn, transactional, conn.execute(_GENERATION), check)
+                    writer = _Writer(conn, transactional, check)
                     yield writer
                     writer._ready()  # a transaction that read nothing still checks the catalog
                     conn.execute("COMMIT")
