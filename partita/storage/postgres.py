@@ -138,6 +138,24 @@ _PUT_CLAIMED = (
 )
 
 
+@contextmanager
+def _pipeline(conn: psycopg.Connection) -> Iterator[None]:
+    """`conn` in pipeline mode; after a failure, what was queued behind it (aborted with it) is drained here.
+
+    Left to the pipeline's own exit, the drain would fail again and be logged
+    as a warning on every conflict.
+    """
+    with conn.pipeline() as pipe:
+        try:
+            yield
+        except BaseException:
+            try:
+                pipe.sync()
+            except psycopg.Error:
+                pass
+            raise
+
+
 class _Reader(ReadView):
     __slots__ = ("_conn", "_span")
 
@@ -342,7 +360,7 @@ class PooledReads:
         # In pipeline mode the BEGIN travels with the first read and the COMMIT alone.
         with self._connection() as conn:
             try:
-                with _mapped(), conn.pipeline():
+                with _mapped(), _pipeline(conn):
                     conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                     yield _Reader(conn)
                     conn.execute("COMMIT")
@@ -435,7 +453,7 @@ class PostgresStore(PooledReads, Store):
 
         with self._connection() as conn:
             try:
-                with _mapped(), conn.pipeline():
+                with _mapped(), _pipeline(conn):
                     conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                     if exclusive:  # before the first read, so its snapshot sees no writer running
                         conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
