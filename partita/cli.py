@@ -398,7 +398,7 @@ def _serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any,
             )
     finally:
         if engine is not None:
-            engine.duties.stop()
+            engine.stop_background()
         store.close()
 
 

@@ -89,6 +89,18 @@ def fresh_database(tag: str = "") -> str:
     return PG_URL.rsplit("/", 1)[0] + "/" + name
 
 
+def durable_store(folder: Path, tag: str = "durable") -> list[str]:
+    """`partita serve` arguments of a store that outlives its server: restart and kill -9 tests.
+
+    The store under test in the PostgreSQL pass is PostgreSQL, so there the
+    server gets a fresh database of the pass's cluster (servers started again
+    with the same arguments find it); otherwise a SQLite store in `folder`.
+    """
+    if STORE == "postgres" and PG_URL:
+        return ["--backend", fresh_database(tag)]
+    return ["--data-dir", str(folder)]
+
+
 def needs_postgres() -> pytest.MarkDecorator:
     return pytest.mark.skipif(not PG_URL, reason="needs the PostgreSQL pass of ./dev test (PARTITA_TEST_PG_URL)")
 

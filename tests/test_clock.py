@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import Server
+from conftest import Server, durable_store
 
 from partita.cli_admin import parse_duration
 
@@ -69,12 +69,12 @@ def test_clock_refuses_bad_requests(start_server: Callable[..., Server]) -> None
 
 def test_clock_offset_flag_and_restart(start_server: Callable[..., Server], tmp_path: Path) -> None:
     """--clock-offset starts ahead; an on-disk store keeps its offset across a restart (and kill -9)."""
-    data = str(tmp_path / "data")
-    server = start_server("--data-dir", data, "--clock-offset", "3600")
+    store = durable_store(tmp_path / "data")
+    server = start_server(*store, "--clock-offset", "3600")
     assert admin(server.url, "/partita/v1/clock")[1]["offset_seconds"] == 3600
     admin(server.url, "/partita/v1/clock", {"advance_seconds": 60})
     server.kill()
-    server = start_server("--data-dir", data)
+    server = start_server(*store)
     assert admin(server.url, "/partita/v1/clock")[1]["offset_seconds"] == 3660
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import client_for, create_table, error_of
+from conftest import client_for, create_table, durable_store, error_of
 
 INVALID = "One or more parameter values were invalid: "
 ON_DEMAND_WARM = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
@@ -213,14 +213,15 @@ def test_recovery_period_out_of_range_is_a_shape_error(ddb: Any, table_name: str
 
 
 def test_backup_flag_survives_a_restart(start_server: Any, tmp_path: Path) -> None:
-    server = start_server("--data-dir", str(tmp_path))
+    store = durable_store(tmp_path)
+    server = start_server(*store)
     ddb = client_for(server.url)
     create_table(ddb, "kept")
     ddb.update_continuous_backups(
         TableName="kept", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True,
                                                             "RecoveryPeriodInDays": 3})
     server.kill()
-    ddb = client_for(start_server("--data-dir", str(tmp_path)).url)
+    ddb = client_for(start_server(*store).url)
     pitr = ddb.describe_continuous_backups(TableName="kept")["ContinuousBackupsDescription"][
         "PointInTimeRecoveryDescription"]
     assert (pitr["PointInTimeRecoveryStatus"], pitr["RecoveryPeriodInDays"]) == ("ENABLED", 3)

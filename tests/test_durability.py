@@ -6,12 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import Server, client_for, create_table, kill_during_writes
+from conftest import Server, client_for, create_table, durable_store, kill_during_writes
 
 
 def test_restart_keeps_tables_and_items(start_server: Callable[..., Server], tmp_path: Path) -> None:
-    data = str(tmp_path / "data")
-    first = start_server("--data-dir", data)
+    store = durable_store(tmp_path / "data")
+    first = start_server(*store)
     ddb = client_for(first.url)
     create_table(ddb, "durable", range_key=("sk", "N"))
     for i in range(50):
@@ -19,7 +19,7 @@ def test_restart_keeps_tables_and_items(start_server: Callable[..., Server], tmp
     ddb.delete_item(TableName="durable", Key={"pk": {"S": "p"}, "sk": {"N": "0"}})
     first.kill()
 
-    second = start_server("--data-dir", data)
+    second = start_server(*store)
     ddb = client_for(second.url)
     assert ddb.list_tables()["TableNames"] == ["durable"]
     assert ddb.describe_table(TableName="durable")["Table"]["ItemCount"] == 49
@@ -30,8 +30,8 @@ def test_restart_keeps_tables_and_items(start_server: Callable[..., Server], tmp
 
 
 def test_kill_during_writes_loses_nothing_acknowledged(start_server: Callable[..., Server], tmp_path: Path) -> None:
-    data = str(tmp_path / "data")
-    server = start_server("--data-dir", data)
+    store = durable_store(tmp_path / "data")
+    server = start_server(*store)
     setup = client_for(server.url)
     create_table(setup, "stream")
 
@@ -42,7 +42,7 @@ def test_kill_during_writes_loses_nothing_acknowledged(start_server: Callable[..
 
     written = kill_during_writes(server, write, writers=4, at_least=300, seconds=10)
 
-    restarted = start_server("--data-dir", data)
+    restarted = start_server(*store)
     ddb: Any = client_for(restarted.url)
     missing = [
         key for key in written

@@ -176,7 +176,12 @@ def _scalar(shape_name: str) -> st.SearchStrategy[Any]:
         return st.booleans()
     if kind == "blob":
         return st.sampled_from(["AA==", "", "abc", "!!!!"])
-    return st.integers(0, 2_000_000_000)  # timestamp
+    # timestamp: epoch seconds, and the strings a hand-rolled client might send instead
+    return st.one_of(
+        st.integers(0, 2_000_000_000),
+        st.floats(0, 2e9),
+        st.sampled_from(["2026-01-01T00:00:00Z", "1700000000", "", "yesterday", -1, 10**30]),
+    )
 
 
 @cache

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import Server, client_for, create_table
+from conftest import Server, client_for, create_table, durable_store
 from streams_helpers import read_stream, streams_client
 
 S = lambda v: {"S": v}  # noqa: E731
@@ -16,8 +16,8 @@ S = lambda v: {"S": v}  # noqa: E731
 def test_acknowledged_writes_keep_their_records_after_kill_9(
     start_server: Callable[..., Server], tmp_path: Path
 ) -> None:
-    data = str(tmp_path / "data")
-    server = start_server("--data-dir", data)
+    store = durable_store(tmp_path / "data")
+    server = start_server(*store)
     ddb = client_for(server.url)
     arn = create_table(ddb, "crash", StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})[
         "TableDescription"]["LatestStreamArn"]
@@ -41,7 +41,7 @@ def test_acknowledged_writes_keep_their_records_after_kill_9(
     server.kill()  # mid-stream
     stop.set()
     thread.join()
-    server = start_server("--data-dir", data)
+    server = start_server(*store)
     ddb, streams = client_for(server.url), streams_client(server.url)
     items = {i["pk"]["S"] for i in ddb.scan(TableName="crash")["Items"]}
     records = read_stream(streams, arn)

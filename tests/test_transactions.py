@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Server, client_for, create_table, raw_request
+from conftest import Server, client_for, create_table, durable_store, raw_request
 from test_batch import S, create_two_tables, failure
 from test_indexes import attr, create_indexed, gsi, lsi
 
@@ -387,14 +387,14 @@ def test_cancelled_transaction_does_not_use_its_token(ddb: Any, table_name: str)
 
 
 def test_token_survives_a_restart(start_server: Callable[..., Server], tmp_path: Path) -> None:
-    data = str(tmp_path / "data")
-    server = start_server("--data-dir", data)
+    store = durable_store(tmp_path / "data")
+    server = start_server(*store)
     ddb = client_for(server.url)
     create_table(ddb, "tokens")
     request = {"TransactItems": [add("tokens", "c", 1)], "ClientRequestToken": "restart-token"}
     ddb.transact_write_items(**request)
     server.kill()
-    ddb = client_for(start_server("--data-dir", data).url)
+    ddb = client_for(start_server(*store).url)
     ddb.transact_write_items(**request)
     assert ddb.get_item(TableName="tokens", Key=key("c"))["Item"]["n"] == N(1)
     code, _ = failure(ddb.transact_write_items, TransactItems=[add("tokens", "c", 5)],

@@ -68,7 +68,7 @@ class Engine:
         rules = WriteRules(
             item_collection_limit,
             self.gsi_lag,
-            StreamWriter(self.clock, region, self.stats),
+            StreamWriter(self.clock, region, self.stats, self.catalog),
             ChangeLog(self.clock, self.catalog),
         )
         self.items = ItemOps(store, self.tables, rules, self.meter)
@@ -103,7 +103,12 @@ class Engine:
         if self.gsi_lag is not None:
             self.gsi_lag.apply_due(self.store)
 
-    def close(self) -> None:
+    def stop_background(self) -> None:
+        """Stop and join every thread that reads the store (duties, index jobs): the store closes next."""
         self.duties.stop()
+        self.index_jobs.stop()
+
+    def close(self) -> None:
+        self.stop_background()
         self.store.close()
         self.meter.close()

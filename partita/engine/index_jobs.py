@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -43,14 +42,30 @@ class IndexJobs:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
 
     def kick(self) -> None:
         """Make sure the worker runs; it stops by itself when nothing is left to do."""
         with self._lock:
+            if self._stopped.is_set():
+                return
             self._wake.set()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="partita-index-jobs", daemon=True)
                 self._thread.start()
+
+    def stop(self) -> None:
+        """End the worker after its current batch and wait for it: the engine closes the store next.
+
+        A batch cut off here is an ordinary unfinished job: the catalog still
+        says CREATING / DELETING, and the next start (or another process)
+        resumes it.
+        """
+        with self._lock:
+            self._stopped.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join(5)
 
     def _run(self) -> None:
         """Work while there is work, in whichever one process holds the duty lock.
@@ -58,12 +73,13 @@ class IndexJobs:
         A process that does not get the lock waits and looks again, so a job
         is never left behind when the holder finishes just as it is created.
         """
-        while self._wake.is_set() or self._pending():
+        stopped = self._stopped
+        while not stopped.is_set() and (self._wake.is_set() or self._pending()):
             self._wake.clear()
             with self._store.duty_lock() as leader:
                 if leader:
                     try:
-                        while self._step():
+                        while not stopped.is_set() and self._step():
                             pass
                     except Conflict:  # a concurrent writer won this batch (PostgreSQL): run it again
                         self._wake.set()
@@ -72,7 +88,7 @@ class IndexJobs:
                         log.exception("index job failed")
                         return
                     continue
-            time.sleep(RETRY_SECONDS)
+            stopped.wait(RETRY_SECONDS)
 
     def _pending(self) -> bool:
         for name in list(self._catalog.names(None)):

@@ -182,9 +182,10 @@ def store_item(
     ttl = description.get("_TimeToLive")
     if ttl is not None and ttl["status"] == "ENABLED":
         index_expiry(txn, table.table_id, ttl["attribute"], row, old, new)
-    stream = description.get("_Stream")
-    if stream is not None and rules.streams is not None and old != new:
-        rules.streams.record(txn, table, stream, old, new, new_size, identity)
+    if rules.streams is not None and old != new:
+        stream = rules.streams.stream_of(txn, table)  # judged inside txn: the table may be stale
+        if stream is not None:
+            rules.streams.record(txn, table, stream, old, new, new_size, identity)
     if rules.changes is not None and old != new and rules.changes.wanted(txn, table):
         rules.changes.record(txn, table, row, old, new)
     return effects

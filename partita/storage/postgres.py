@@ -16,6 +16,19 @@ against the fresh catalog. Under SERIALIZABLE that read also makes a catalog
 change committed during the write a conflict. So no write ever lands on a
 table another server has just deleted or changed, whatever NOTIFY's delay.
 
+Round trips: a write transaction runs in psycopg's pipeline mode, so BEGIN,
+the generation re-read and the transaction's first read travel together, and
+writes (with their item claims) are only sent, not waited for: they travel
+with the next read or with the COMMIT. A PutItem is two round trips (BEGIN,
+generation, old item | claim, row, COMMIT), not six, and four statements: the
+generation read is folded into the first item read, and a plain write's claim
+into its INSERT. A claim that is only sent must fail its statement rather
+than return false: it divides by the result of
+`pg_try_advisory_xact_lock_shared`, and the division by zero becomes
+`ItemInTransaction`. Snapshots queue their BEGIN with their first read the
+same way, and a range read remembers its rows' weights, so the page's size
+statistics that follow it cost no statement.
+
 Duty lock: a session advisory lock on a dedicated connection; a server that
 dies drops its connection and with it the lock.
 """
@@ -24,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from hashlib import blake2b
 from typing import Any
@@ -95,17 +108,64 @@ def _mapped() -> Iterator[None]:
     """PostgreSQL's failures as the storage contract's exceptions."""
     try:
         yield
+    except pg_errors.DivisionByZero as error:  # only `_TRY_CLAIM` divides: the item is a transaction's
+        raise ItemInTransaction("the item is part of a running transaction") from error
     except _CONFLICTS as error:
         raise Conflict(str(error)) from error
     except (psycopg.OperationalError, PoolTimeout) as error:
         raise Unavailable(str(error)) from error
 
 
+_GET = "SELECT v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k = %s"
+#: Fails (division by zero) when a running TransactWriteItems holds the item: see the module docstring.
+_TRY_CLAIM = "SELECT 1 / pg_try_advisory_xact_lock_shared(%s)::int"
+_CLAIM = "SELECT pg_advisory_xact_lock(%s)"
+_GENERATION = "SELECT value FROM partita_meta WHERE name = 'generation'"
+#: A write transaction's first item read, with the generation read folded in (one row, always).
+_GET_WITH_GENERATION = (
+    "SELECT m.value, kv.v, kv.w FROM partita_meta m LEFT JOIN partita_kv kv "
+    "ON kv.tid = %s AND kv.ph = %s AND kv.k = %s WHERE m.name = 'generation'"
+)
+_PUT = (
+    "INSERT INTO partita_kv (tid, ph, k, v, w) VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
+)
+#: `_PUT` with `_TRY_CLAIM` as its one-time filter (evaluated once, whether or not the row exists).
+_PUT_CLAIMED = (
+    "INSERT INTO partita_kv (tid, ph, k, v, w) SELECT %s::integer, %s::bigint, %s::bytea, %s::bytea, %s::bigint "
+    "WHERE 1 / pg_try_advisory_xact_lock_shared(%s)::int = 1 "
+    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
+)
+
+
+@contextmanager
+def _pipeline(conn: psycopg.Connection) -> Iterator[None]:
+    """`conn` in pipeline mode; after a failure, what was queued behind it (aborted with it) is drained here.
+
+    Left to the pipeline's own exit, the drain would fail again and be logged
+    as a warning on every conflict.
+    """
+    with conn.pipeline() as pipe:
+        try:
+            yield
+        except BaseException:
+            try:
+                pipe.sync()
+            except psycopg.Error:
+                pass
+            raise
+
+
 class _Reader(ReadView):
-    __slots__ = ("_conn",)
+    __slots__ = ("_conn", "_span")
 
     def __init__(self, conn: psycopg.Connection) -> None:
         self._conn = conn
+        #: The last range read: (lowest key, just past the highest key, its rows with their weights).
+        self._span: tuple[bytes, bytes, list[tuple[bytes, bytes, int]]] | None = None
+
+    def _ready(self) -> None:
+        """Called between sending a read and waiting for it (a writer checks its generation there)."""
 
     def get(self, key: bytes) -> bytes | None:
         row = self.get_weighted(key)
@@ -114,9 +174,9 @@ class _Reader(ReadView):
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
         tid, ph = group_of(key)
         with _mapped():
-            return self._conn.execute(
-                "SELECT v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k = %s", (tid, ph, key)
-            ).fetchone()
+            cursor = self._conn.execute(_GET, (tid, ph, key))
+            self._ready()
+            return cursor.fetchone()
 
     def range(
         self,
@@ -130,70 +190,106 @@ class _Reader(ReadView):
         group = _one_group(start, end)
         with _mapped():
             if group is not None:
-                rows = self._conn.execute(
-                    "SELECT k, v FROM partita_kv WHERE tid = %s AND ph = %s AND k >= %s AND k < %s "
+                cursor = self._conn.execute(
+                    "SELECT k, v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k >= %s AND k < %s "
                     f"ORDER BY k {order} LIMIT %s",
                     (*group, start, end, limit),
-                ).fetchall()
+                )
             else:  # across partitions: Scan, the system key spaces (docs/postgresql.md)
-                rows = self._conn.execute(
-                    f"SELECT k, v FROM partita_kv WHERE k >= %s AND k < %s ORDER BY k {order} LIMIT %s",
+                cursor = self._conn.execute(
+                    f"SELECT k, v, w FROM partita_kv WHERE k >= %s AND k < %s ORDER BY k {order} LIMIT %s",
                     (start, end, limit),
-                ).fetchall()
-        return iter(rows)
+                )
+            self._ready()
+            rows = cursor.fetchall()
+        if rows:
+            low, high = (rows[-1][0], rows[0][0]) if reverse else (rows[0][0], rows[-1][0])
+            self._span = (low, high + b"\x00", rows)
+        return iter([(row[0], row[1]) for row in rows])
 
     def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        span = self._span
+        if span is not None and span[0] == start and span[1] == end:
+            # Exactly the rows the last range read returned, in the same view: no key lies
+            # between two adjacent rows of one ordered read, nor between a key and key + 0x00.
+            rows = span[2]
+            return len(rows), sum(row[2] for row in rows)
         group = _one_group(start, end)
         with _mapped():
             if group is not None:
-                row = self._conn.execute(
+                cursor = self._conn.execute(
                     "SELECT count(*), coalesce(sum(w), 0) FROM partita_kv "
                     "WHERE tid = %s AND ph = %s AND k >= %s AND k < %s",
                     (*group, start, end),
-                ).fetchone()
+                )
             else:
-                row = self._conn.execute(
+                cursor = self._conn.execute(
                     "SELECT count(*), coalesce(sum(w), 0) FROM partita_kv WHERE k >= %s AND k < %s",
                     (start, end),
-                ).fetchone()
+                )
+            self._ready()
+            row = cursor.fetchone()
         assert row is not None
         return int(row[0]), int(row[1])
 
 
 class _Writer(_Reader, WriteTxn):
-    __slots__ = ("_transactional", "_locked", "generation")
+    """A transaction in pipeline mode: writes are sent without waiting; reads wait for everything before them."""
 
-    def __init__(self, conn: psycopg.Connection, transactional: bool) -> None:
+    __slots__ = ("_transactional", "_locked", "generation", "_unchecked", "_check")
+
+    def __init__(self, conn: psycopg.Connection, transactional: bool, check: Callable[[int], None]) -> None:
         super().__init__(conn)
         self._transactional = transactional
         self._locked: set[int] = set()
         self.generation: int | None = None
+        #: Whether the catalog generation is still to be read in this transaction (and checked).
+        self._unchecked = True
+        self._check = check
+
+    def _ready(self) -> None:
+        if self._unchecked:
+            self._unchecked = False
+            row = self._conn.execute(_GENERATION).fetchone()
+            assert row is not None
+            self._check(int(row[0]))
+
+    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        if not self._unchecked:
+            return super().get_weighted(key)
+        # The transaction's first read (an item write's old item) carries the generation read.
+        tid, ph = group_of(key)
+        with _mapped():
+            row = self._conn.execute(_GET_WITH_GENERATION, (tid, ph, key)).fetchone()
+        assert row is not None
+        self._unchecked = False
+        self._check(int(row[0]))
+        return None if row[1] is None else (row[1], row[2])
 
     def _claim(self, key: bytes) -> None:
         """Mark an item as this transaction's until it ends (TransactionConflict, DESIGN.md)."""
         lock = _item_lock(key)
         if lock is None or lock in self._locked:
             return
-        if self._transactional:
-            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-        else:
-            row = self._conn.execute("SELECT pg_try_advisory_xact_lock_shared(%s)", (lock,)).fetchone()
-            if not row or not row[0]:
-                raise ItemInTransaction("the item is part of a running transaction")
+        self._conn.execute(_CLAIM if self._transactional else _TRY_CLAIM, (lock,))
         self._locked.add(lock)
 
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
         tid, ph = group_of(key)
+        self._span = None
+        lock = None if self._transactional else _item_lock(key)
         with _mapped():
+            if lock is not None and lock not in self._locked:
+                # A plain write's claim rides in its row's statement: one statement, not two.
+                self._conn.execute(_PUT_CLAIMED, (tid, ph, key, value, weight, lock))
+                self._locked.add(lock)
+                return
             self._claim(key)
-            self._conn.execute(
-                "INSERT INTO partita_kv (tid, ph, k, v, w) VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w",
-                (tid, ph, key, value, weight),
-            )
+            self._conn.execute(_PUT, (tid, ph, key, value, weight))
 
     def delete(self, key: bytes) -> None:
         tid, ph = group_of(key)
+        self._span = None
         with _mapped():
             self._claim(key)
             self._conn.execute(
@@ -202,6 +298,7 @@ class _Writer(_Reader, WriteTxn):
 
     def delete_range(self, start: bytes, end: bytes) -> None:
         group = _one_group(start, end)
+        self._span = None
         with _mapped():
             if group is not None:
                 self._conn.execute(
@@ -215,6 +312,7 @@ class _Writer(_Reader, WriteTxn):
         if self.generation is not None:
             return
         with _mapped():
+            self._ready()  # before the bump: the check compares the value other servers committed
             row = self._conn.execute(
                 "UPDATE partita_meta SET value = value + 1 WHERE name = 'generation' RETURNING value"
             ).fetchone()
@@ -259,13 +357,16 @@ class PooledReads:
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
         # REPEATABLE READ READ ONLY: consistent, and what a hot standby allows (not SERIALIZABLE).
+        # In pipeline mode the BEGIN travels with the first read and the COMMIT alone.
         with self._connection() as conn:
-            with _mapped():
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield _Reader(conn)
-            finally:
-                _end(conn, "COMMIT")
+                with _mapped(), _pipeline(conn):
+                    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    yield _Reader(conn)
+                    conn.execute("COMMIT")
+            except BaseException:
+                _end(conn, "ROLLBACK")
+                raise
 
 
 class PostgresStore(PooledReads, Store):
@@ -305,7 +406,7 @@ class PostgresStore(PooledReads, Store):
 
     @staticmethod
     def _read_generation(conn: psycopg.Connection) -> int:
-        row = conn.execute("SELECT value FROM partita_meta WHERE name = 'generation'").fetchone()
+        row = conn.execute(_GENERATION).fetchone()
         assert row is not None
         return int(row[0])
 
@@ -341,30 +442,28 @@ class PostgresStore(PooledReads, Store):
 
     @contextmanager
     def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
-        with self._connection() as conn:
-            with _mapped():
-                conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
-                if exclusive:  # before the first read, so its snapshot sees no writer running
-                    conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
-                seen = self._read_generation(conn)
-            if seen != getattr(self._handed, "value", self._generation):
+        handed = getattr(self._handed, "value", self._generation)
+
+        def check(seen: int) -> None:
+            if seen != handed:
                 # The catalog moved under this process's cache: start again with the fresh one.
                 self._see(seen)
                 self._handed.value = seen  # the retry decides on this one (or reads it again)
-                _end(conn, "ROLLBACK")
                 raise CatalogMoved("the catalog changed")
-            writer = _Writer(conn, transactional)
+
+        with self._connection() as conn:
             try:
-                yield writer
+                with _mapped(), _pipeline(conn):
+                    conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                    if exclusive:  # before the first read, so its snapshot sees no writer running
+                        conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
+                    writer = _Writer(conn, transactional, check)
+                    yield writer
+                    writer._ready()  # a transaction that read nothing still checks the catalog
+                    conn.execute("COMMIT")
             except BaseException:
                 _end(conn, "ROLLBACK")
                 raise
-            with _mapped():
-                try:
-                    conn.execute("COMMIT")
-                except BaseException:
-                    _end(conn, "ROLLBACK")
-                    raise
             if writer.generation is not None:
                 self._see(writer.generation)
 
@@ -422,13 +521,10 @@ class PostgresStore(PooledReads, Store):
 
 
 def _end(conn: psycopg.Connection, statement: str) -> None:
-    """COMMIT or ROLLBACK; a rollback on a connection that is already gone is no error."""
+    """ROLLBACK after a failure (the pipeline has ended); one on a connection that is already gone is no error."""
     try:
         conn.execute(statement)
     except psycopg.Error as error:
-        if statement == "COMMIT":
-            with _mapped():
-                raise error
         log.debug("rollback failed: %s", error)
 
 

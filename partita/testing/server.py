@@ -217,7 +217,7 @@ class LocalPartita:
 
     def _close_engine(self) -> None:
         if self.engine is not None:
-            self.engine.duties.stop()
+            self.engine.stop_background()
         if self._store is not None:
             self._store.close()
         self.engine = self._store = None

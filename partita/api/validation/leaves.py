@@ -251,10 +251,21 @@ def _b64_roundtrip(value: str) -> str:
         return ""
 
 
+#: What the service's JSON codec answers for a string in a timestamp member. Recorded from
+#: the same Coral codec on SWF (aws-cli#91, aws-sdk-js#84); not confirmed on DynamoDB itself.
+TIMESTAMP_STRING = "class java.lang.String can not be converted to milliseconds since epoch"
+
+
 def timestamp_leaf(value: Any) -> list[str] | None:
-    """Timestamps are epoch seconds (numbers); no recorded messages exist for other kinds."""
-    if value.__class__ in (int, float) or value.__class__ is str:
+    """Timestamps are epoch seconds, JSON numbers: what every SDK sends for the JSON protocol.
+
+    A string is refused whatever it holds (ISO 8601, a numeric string), as the
+    codec refuses it, so the operations only ever see numbers.
+    """
+    if value.__class__ in (int, float):
         return None
+    if value.__class__ is str:
+        raise serialization(TIMESTAMP_STRING)
     if isinstance(value, list | dict):
         raise scalar_kind_error(value, "Date")
     raise serialization(f"{json_token_name(value)} cannot be converted to Date")

@@ -6,6 +6,13 @@ when its change committed (a rolled-back transaction, a failed condition or
 a write that leaves the item as it was leaves none), and survives a crash
 with it. The record is stored as the JSON GetRecords returns, behind its
 8-byte server-clock time (which trimming reads without parsing the JSON).
+
+Whether a write gets a record is decided inside its transaction
+(:meth:`StreamWriter.stream_of`): the table the request holds was read
+before the transaction began, and another worker may have enabled, disabled
+or split the stream since. As the change log does (backups/changelog.py),
+a table that is no longer the catalog's current copy is re-read in the
+transaction, so the decision commits with the write.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...storage.base import WriteTxn
+from ..catalog import Catalog
 from ..clock import Clock
 from ..keys import partition_hash
 from ..schema import Table
@@ -60,10 +68,32 @@ if TYPE_CHECKING:
 class StreamWriter:
     """Writes stream records; one per engine (it knows the region and the clock)."""
 
-    def __init__(self, clock: Clock, region: str, stats: ProcessStats | None = None) -> None:
+    def __init__(
+        self, clock: Clock, region: str, stats: ProcessStats | None = None, catalog: Catalog | None = None
+    ) -> None:
         self._clock = clock
         self._region = region
         self._stats = stats  # counts records written, for /metrics
+        self._catalog = catalog
+        #: The last re-check: (transaction, table id, the stream found), so a batch re-reads once.
+        self._checked: tuple[object, int, dict[str, Any] | None] | None = None
+
+    def stream_of(self, txn: WriteTxn, table: Table) -> dict[str, Any] | None:
+        """The table's enabled stream as the catalog has it inside `txn` (None: the write gets no record).
+
+        The common case (the table is the catalog's current copy) costs a
+        generation read; otherwise the table's row is read in `txn`.
+        """
+        catalog = self._catalog
+        if catalog is None or catalog.current(table):
+            return table.description.get("_Stream")
+        checked = self._checked
+        if checked is not None and checked[0] is txn and checked[1] == table.table_id:
+            return checked[2]
+        fresh = catalog.get(table.name, txn)
+        stream = fresh.description.get("_Stream") if fresh is not None and fresh.table_id == table.table_id else None
+        self._checked = (txn, table.table_id, stream)
+        return stream
 
     def record(
         self,
