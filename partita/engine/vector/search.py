@@ -49,18 +49,18 @@ def _load(view: ReadView, index: VectorIndex, number: int) -> Matrix:
 
 def _scores(matrix: Matrix, index: VectorIndex, query: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     """Scores of `rows` (None: all) in the documented sense of the distance function."""
-    if index.distance == "COSINE":
-        assert matrix.unit is not None and matrix.norms is not None
-        unit = matrix.unit if rows is None else matrix.unit[rows]
-        q_norm = float(np.linalg.norm(query))
-        if q_norm == 0:
-            return np.ones(unit.shape[0], dtype=np.float32)
-        similarity = unit @ (query / q_norm)
-        norms = matrix.norms if rows is None else matrix.norms[rows]
-        out = (1.0 - similarity).astype(np.float32)
-        out[norms == 0] = 1.0  # a zero vector is orthogonal to everything
-        return np.clip(out, 0.0, 2.0)
     vectors = matrix.vectors if rows is None else matrix.vectors[rows]
+    if index.distance == "COSINE":
+        assert matrix.norms is not None
+        norms = matrix.norms if rows is None else matrix.norms[rows]
+        q_norm = np.float32(np.linalg.norm(query))
+        if q_norm == 0:
+            return np.ones(vectors.shape[0], dtype=np.float32)
+        dots = vectors @ query
+        scale = norms * q_norm
+        # A zero vector is orthogonal to everything: similarity 0, score 1.
+        similarity = np.divide(dots, scale, out=np.zeros_like(dots), where=norms > 0)
+        return np.clip(np.float32(1.0) - similarity, 0.0, 2.0)
     if index.distance == "DOT_PRODUCT":
         return vectors @ query
     diff = vectors - query
