@@ -1,14 +1,17 @@
 """SearchVectors engine bench: exact vs approximate latency, recall@10, delta cost, memory per vector.
 
 Runs the engine's search directly on a COSINE matrix (no HTTP), as
-`python bench/vector_search.py [N] [DIMS] [clustered|gaussian]`:
+`python bench/vector_search.py [N] [DIMS] [clustered|gaussian] [EF,EF,...]`
+(the last: expansion_search values to try on the same graph; default the engine's):
 - `clustered` (default): a Gaussian mixture of 300 unit centres, each vector its
   centre plus noise of norm 0.5 (neighbours at cosine ~0.8), normalised; queries
   drawn the same way. Closer to real embeddings, which lie near a low-dimensional
   structure.
 - `gaussian`: i.i.d. standard normal vectors, the worst case for any graph index
   (every point is nearly equidistant from every other).
-Bounded: one graph build (one multi-threaded batch add), 100 queries, 100 deltas.
+Bounded: one graph build (one multi-threaded batch add), 100 queries per setting,
+100 deltas; then exact search throughput with 1 and 2 searching threads (through
+`VectorSearch.search`, i.e. its reader/writer lock).
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ from __future__ import annotations
 import os
 import struct
 import sys
+import threading
 import time
 
 import numpy as np
 import orjson
 
-from partita.engine.vector.matrix import Matrix, build
+from partita.engine.vector.matrix import EXPANSION_SEARCH, Matrix, build
 from partita.engine.vector.model import VectorIndex
 from partita.engine.vector.search import VectorSearch
 
@@ -45,20 +49,20 @@ def main() -> None:
     t = time.perf_counter()
     matrix.ensure_graph()
     graph_build = time.perf_counter() - t
-    results = {}
-    for name, engine in (("exact", exact), ("approximate", approx)):
-        times, found = [], []
-        for q in queries:
-            t = time.perf_counter()
-            out = engine._search(matrix, index, q, 10, [])
-            times.append(time.perf_counter() - t)
-            found.append({header for _, header, *_ in out})
-        results[name] = (found, sorted(times))
-    recall = np.mean([len(a & e) / 10 for a, e in zip(results["approximate"][0], results["exact"][0], strict=True)])
-    for name, (_, times) in results.items():
-        print(f"{name}: p50 {times[len(times) // 2] * 1000:.1f} ms, p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms")
+    exact_found, exact_times = _run(exact, matrix, index, queries)
+    print(f"exact: p50 {_ms(exact_times, 0.5)} ms, p95 {_ms(exact_times, 0.95)} ms")
     print(f"matrix load {load:.1f} s; graph build {graph_build:.1f} s ({n / graph_build:.0f} vectors/s); "
-          f"recall@10 {recall:.3f}; n={n} d={d} {data}; load average {os.getloadavg()[0]:.1f}")
+          f"n={n} d={d} {data}; load average {os.getloadavg()[0]:.1f}")
+    beams = [int(e) for e in sys.argv[4].split(",")] if len(sys.argv) > 4 else [EXPANSION_SEARCH]
+    for ef in beams:
+        matrix.graph.expansion_search = ef
+        found, times = _run(approx, matrix, index, queries)
+        recall = np.mean([len(a & e) / 10 for a, e in zip(found, exact_found, strict=True)])
+        print(f"approximate (expansion_search {ef}): p50 {_ms(times, 0.5)} ms, p95 {_ms(times, 0.95)} ms, "
+              f"recall@10 {recall:.3f}")
+    matrix.graph.expansion_search = EXPANSION_SEARCH
+    for threads in (1, 2):
+        print(f"exact throughput, {threads} thread(s): {_throughput(matrix, index, queries, threads):.0f} searches/s")
     t = time.perf_counter()
     for i in range(100):  # 50 overwrites and 50 removals, graph kept current
         if i % 2:
@@ -69,6 +73,46 @@ def main() -> None:
     print(f"delta apply: {(time.perf_counter() - t) * 10:.2f} ms per changed entry (with the graph)")
     print(f"memory per vector: matrix {matrix.nbytes() / matrix.n:.0f} B + graph "
           f"{_graph_bytes(matrix) / matrix.n:.0f} B")
+
+
+def _run(engine: VectorSearch, matrix: Matrix, index: VectorIndex,
+         queries: np.ndarray) -> tuple[list[set[bytes]], list[float]]:
+    times, found = [], []
+    for q in queries:
+        t = time.perf_counter()
+        out = engine._search(matrix, index, q, 10, [])
+        times.append(time.perf_counter() - t)
+        found.append({header for _, header, *_ in out})
+    return found, sorted(times)
+
+
+def _ms(times: list[float], quantile: float) -> str:
+    return f"{times[min(len(times) - 1, int(len(times) * quantile))] * 1000:.1f}"
+
+
+class _Still:
+    """A store whose version row never moves: the cached matrix stays current."""
+
+    def get(self, key: bytes) -> None:
+        return None
+
+
+def _throughput(matrix: Matrix, index: VectorIndex, queries: np.ndarray, threads: int) -> float:
+    search = VectorSearch(_Still(), False)  # type: ignore[arg-type]
+    search._cache[(index.table_id, index.index_id)] = matrix
+    matrix.version = 0
+
+    def run(part: np.ndarray) -> None:
+        for q in part:
+            search.search(index, q, 10, [])
+
+    workers = [threading.Thread(target=run, args=(queries[i::threads],)) for i in range(threads)]
+    t = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return len(queries) / (time.perf_counter() - t)
 
 
 def _data(rng: np.random.Generator, kind: str, n: int, d: int) -> np.ndarray:
