@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,45 @@ def test_query_and_scan_refuse_a_vector_index(ddb: Any, table_name: str) -> None
     with pytest.raises(ClientError) as missing:
         ddb.scan(TableName=table_name, IndexName="nope")
     assert missing.value.response["Error"]["Message"] == "The table does not have the specified index: nope"
+
+
+@pytest.mark.parametrize("mode", ["exact", "approximate"])
+def test_concurrent_searches_during_writes_stay_exact(start_server: Callable[..., Server], mode: str) -> None:
+    """Searches share the matrix while a writer's deltas move rows: none may see a half-moved row."""
+    server = start_server("--in-memory", "--vector-index", mode)
+    ddb = client_for(server.url)
+    _create(ddb, "vtab", "COSINE")
+    near = {f"n{i}": [1.0, 0.01 * i, 0.0, 0.0] for i in range(8)}
+    for pk, v in near.items():
+        ddb.put_item(TableName="vtab", Item={"pk": {"S": pk}, "emb": _vec(v)})
+    q = [1.0, 0.0, 0.0, 0.0]
+    wanted = [(pk, _score("COSINE", q, near[pk])) for pk in _expected("COSINE", q, near, 5)]
+    done = threading.Event()
+    failures: list[Any] = []
+
+    def searcher() -> None:
+        client = client_for(server.url)
+        while not done.is_set():
+            out = _search(client, "vtab", q, k=5)["SearchResults"]
+            got = [(r["Item"]["pk"]["S"], r["Score"]) for r in out]
+            if [pk for pk, _ in got] != [pk for pk, _ in wanted] or any(
+                    abs(a[1] - b[1]) > 1e-6 for a, b in zip(got, wanted, strict=True)):
+                failures.append(got)
+
+    threads = [threading.Thread(target=searcher) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    rng = random.Random(5)
+    try:
+        for _ in range(120):  # far vectors come and go: removals move the last row into the hole
+            pk = f"f{rng.randrange(30)}"
+            if rng.random() < 0.6:
+                v = [-1.0, rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)]
+                ddb.put_item(TableName="vtab", Item={"pk": {"S": pk}, "emb": _vec(v)})
+            else:
+                ddb.delete_item(TableName="vtab", Key={"pk": {"S": pk}})
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    assert failures == []

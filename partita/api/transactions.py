@@ -169,6 +169,7 @@ def transactional_documents(
             2 * total.table,
             {name: 2 * units for name, units in total.local_indexes.items()},
             {name: 2 * units for name, units in total.global_indexes.items()},
+            total.vector_indexes,  # bytes replicated to the index, not doubled (our reading)
         )
         doc = doubled.document(mode)
         assert doc is not None

@@ -28,7 +28,7 @@ from ..engine.expressions import Path, Value
 from ..engine.expressions.ast import And, Between, Call, Compare, In, Node, Not, Or
 from ..engine.expressions.evaluate import bind_projection
 from ..engine.vector.entries import _f32
-from ..engine.vector.model import MAX_TOP_K, VectorIndex
+from ..engine.vector.model import MAX_TOP_K, MIN_REQUEST_BYTES, VectorIndex
 from ..engine.vector.search import value_key
 from ..errors import ValidationException
 from .expression_params import read_expressions
@@ -37,8 +37,6 @@ _EXPRESSIONS = ("SearchConditionExpression", "ProjectionExpression")
 _COMPARATOR = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
 #: Recorded for BETWEEN and IN; OR, NOT and functions are unrecorded and given the same answer.
 _OPERATOR = "Invalid SearchConditionExpression: Invalid operator used in SearchConditionExpression"
-#: Floor of a search's VectorSearchRequestBytes (documented 1 KB minimum per request).
-MIN_REQUEST_BYTES = 1024
 
 
 def _query_vector(values: list[dict[str, Any]]) -> np.ndarray:

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 from ..engine.engine import Engine
 from ..errors import DynamoDBError
-from . import collections, items, jobs, queries, streams, tables
+from . import collections, items, jobs, queries, streams, tables, vectors
 from .render import render
 from .web import (
     AUTHORIZER,
@@ -44,6 +44,8 @@ _TABLE_VIEWS: dict[tuple[str, str], View] = {
     ("GET", "streams"): streams.streams_page,
     ("GET", "partitions"): tables.partitions_json,
     ("GET", "hot-keys"): tables.hot_keys_json,
+    ("GET", "vectors"): vectors.vectors_page,
+    ("POST", "vectors"): vectors.run_search,
 }
 
 

@@ -190,7 +190,10 @@ def table_page(engine: Engine, request: Request, name: str) -> Answer:
         found = partitions(engine, table, ix["IndexName"])
         maps.append({"index": ix["IndexName"], "label": f"GSI {ix['IndexName']}", "strip": strip(found),
                      "hot": hottest(engine, table, ix["IndexName"])})
-    return html(render("table.html", table=summary, maps=maps, hash_names=_hash_names(doc)))
+    from .vectors import vector_indexes  # the vector page's module imports this one
+
+    return html(render("table.html", table=summary, maps=maps, hash_names=_hash_names(doc),
+                       vector_indexes=vector_indexes(doc), form={}))
 
 
 def partitions_json(engine: Engine, request: Request, name: str) -> Answer:

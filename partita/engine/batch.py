@@ -50,6 +50,10 @@ def sum_by_table(parts: Iterable[Consumed]) -> list[Consumed]:
         ):
             for name, units in source.items():
                 target[name] = target.get(name, 0.0) + units
+        if part.vector_indexes:
+            vectors = total.vector_indexes = total.vector_indexes or {}
+            for name, size in part.vector_indexes.items():
+                vectors[name] = vectors.get(name, 0.0) + size
     return list(totals.values())
 
 

@@ -45,6 +45,7 @@ from .updates import (
     check_index_values,
     check_key_updates,
 )
+from .vector.model import write_request_bytes
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]
@@ -262,7 +263,8 @@ def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effec
     """Write units of one action: the larger of the old and new item, plus its index writes."""
     new_size = 0 if new is None else action.new_size if action.kind is not ActionKind.CHECK else action.old_size
     size = max(0 if old is None else action.old_size, new_size)
-    return Consumed(action.table.name, write_units(size), effects.local, effects.global_)
+    vector = write_request_bytes(effects.vector) if effects.vector else None
+    return Consumed(action.table.name, write_units(size), effects.local, effects.global_, vector)
 
 
 class ItemOps:

@@ -85,7 +85,9 @@ def test_partition_strip_shows_the_hot_partition_live_with_throttles_and_hover(
         " return c.length === 1 && c[0].dataset.number === String(n) && c[0].classList.contains('throttled'); }",
         arg=hot_number,
     )
-    assert page.locator("#maps").get_attribute("data-refreshed") != before
+    # data-refreshed is set once both fetches (strip and hot keys) are drawn: after the strip, so wait.
+    page.wait_for_function("b => document.getElementById('maps').getAttribute('data-refreshed') !== b",
+                           arg=before)
     hot = strip.locator(".partition.hot")
     assert float(hot.get_attribute("data-heat")) == 1.0
     assert hot.locator(".mark").inner_text() == f"✕ {throttled}"

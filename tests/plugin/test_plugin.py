@@ -153,3 +153,51 @@ def test_plugin_is_registered_through_the_entry_point(pytester: pytest.Pytester)
     result.stdout.fnmatch_lines(["*Partita (DynamoDB-compatible server)*", "*--partita-data-dir=DIR*"])
     markers = pytester.runpytest_subprocess("--markers")
     markers.stdout.fnmatch_lines(["@pytest.mark.partita:*", "@pytest.mark.partita_keep_tables:*"])
+
+
+def test_tables_fixture_creates_a_working_vector_index(pytester: pytest.Pytester) -> None:
+    """A declared table's VectorIndexes reach CreateTable: the index is ACTIVE and SearchVectors works.
+
+    The same property name (`VectorIndexes`, of `AWS::DynamoDB::Table VectorIndex` entries) is
+    passed through from a CloudFormation template's Properties unchanged.
+    """
+    pytester.makeconftest("""
+        from partita.testing.plugin import tables_fixture
+
+        INDEX = {"IndexName": "by-emb", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 2,
+                 "DistanceFunction": "EUCLIDEAN", "Projection": {"ProjectionType": "ALL"},
+                 "SearchSchema": [{"AttributeName": "tenant", "SearchSchemaElementType": "HASH"}]}
+        docs = tables_fixture({"TableName": "docs", "BillingMode": "PAY_PER_REQUEST",
+                               "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+                               "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"},
+                                                        {"AttributeName": "tenant", "AttributeType": "S"}],
+                               "VectorIndexes": [INDEX]})
+        stack = tables_fixture({"Resources": {"Docs": {"Type": "AWS::DynamoDB::Table", "Properties": {
+            "TableName": "cfn-docs", "BillingMode": "PAY_PER_REQUEST",
+            "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"},
+                                     {"AttributeName": "tenant", "AttributeType": "S"}],
+            "VectorIndexes": [INDEX]}}}}, name="stack")
+    """)
+    pytester.makepyfile(test_vectors="""
+        import struct
+
+        import pytest
+
+        def f32(x):  # scores are computed in float32
+            return struct.unpack("f", struct.pack("f", x))[0]
+
+        @pytest.mark.parametrize("fixture", ["docs", "stack"])
+        def test_search(request, dynamodb_client, fixture):
+            (name,) = request.getfixturevalue(fixture)
+            index = dynamodb_client.describe_table(TableName=name)["Table"]["VectorIndexes"][0]
+            assert index["IndexName"] == "by-emb" and index["IndexStatus"] == "ACTIVE"
+            for key, v in (("a", ["0", "0"]), ("b", ["3", "4"]), ("c", ["1", "1"])):
+                dynamodb_client.put_item(TableName=name, Item={
+                    "id": {"S": key}, "tenant": {"S": "t"}, "emb": {"L": [{"N": x} for x in v]}})
+            out = dynamodb_client.search_vectors(
+                TableName=name, IndexName="by-emb", TopK=2, SearchVector=[{"N": "3"}, {"N": "3"}],
+                SearchConditionExpression="tenant = :t", ExpressionAttributeValues={":t": {"S": "t"}})
+            assert [(r["Item"]["id"]["S"], r["Score"]) for r in out["SearchResults"]] == [("b", 1.0), ("c", f32(8 ** 0.5))]
+    """)
+    pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider").assert_outcomes(passed=2)

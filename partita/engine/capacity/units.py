@@ -31,6 +31,9 @@ class Consumed:
     table: float = 0.0
     local_indexes: dict[str, float] = field(default_factory=dict)
     global_indexes: dict[str, float] = field(default_factory=dict)
+    #: VectorWriteRequestBytes per vector index the write changed; None (no dict
+    #: made) for the tables without a vector index. Bytes, not units: never in the total.
+    vector_indexes: dict[str, float] | None = None
 
     @property
     def total(self) -> float:
@@ -50,5 +53,9 @@ class Consumed:
             if self.global_indexes:
                 out["GlobalSecondaryIndexes"] = {
                     name: {"CapacityUnits": units} for name, units in self.global_indexes.items()
+                }
+            if self.vector_indexes:
+                out["VectorIndexes"] = {
+                    name: {"VectorWriteRequestBytes": size} for name, size in self.vector_indexes.items()
                 }
         return out

@@ -23,6 +23,14 @@ LOG_SPACE = 0xFFFE
 MAX_VECTOR_INDEXES = 5
 MAX_DIMENSIONS = 4096
 MAX_TOP_K = 100
+#: Floor of a vector request's bytes (VectorSearchRequestBytes, VectorWriteRequestBytes):
+#: every request to an index is metered at least 1 KB.
+MIN_REQUEST_BYTES = 1024
+
+
+def write_request_bytes(written: dict[str, int]) -> dict[str, float]:
+    """VectorWriteRequestBytes per index from the entry bytes one item write sent to it."""
+    return {name: float(max(MIN_REQUEST_BYTES, size)) for name, size in written.items()}
 
 
 def _prefix(table_id: int, index_id: int) -> bytes:

@@ -14,13 +14,16 @@ are broken by the item's key, so results are deterministic. With
 one batch, then kept current with the same deltas) for candidates and scores
 them exactly, so scores keep their documented meaning; a search scoped by a
 condition stays exact over the matching rows. A search holds its index's
-lock while it refreshes and reads the matrix (deltas change it in place), so
-searches on one index are serialised within a process.
+lock only while it refreshes the matrix (deltas change it in place); searches
+on an up-to-date matrix share it (a reader/writer lock), and numpy and usearch
+release the GIL, so they run side by side.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -49,18 +52,18 @@ def _load(view: ReadView, index: VectorIndex, number: int) -> Matrix:
 
 def _scores(matrix: Matrix, index: VectorIndex, query: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     """Scores of `rows` (None: all) in the documented sense of the distance function."""
-    if index.distance == "COSINE":
-        assert matrix.unit is not None and matrix.norms is not None
-        unit = matrix.unit if rows is None else matrix.unit[rows]
-        q_norm = float(np.linalg.norm(query))
-        if q_norm == 0:
-            return np.ones(unit.shape[0], dtype=np.float32)
-        similarity = unit @ (query / q_norm)
-        norms = matrix.norms if rows is None else matrix.norms[rows]
-        out = (1.0 - similarity).astype(np.float32)
-        out[norms == 0] = 1.0  # a zero vector is orthogonal to everything
-        return np.clip(out, 0.0, 2.0)
     vectors = matrix.vectors if rows is None else matrix.vectors[rows]
+    if index.distance == "COSINE":
+        assert matrix.norms is not None
+        norms = matrix.norms if rows is None else matrix.norms[rows]
+        q_norm = np.float32(np.linalg.norm(query))
+        if q_norm == 0:
+            return np.ones(vectors.shape[0], dtype=np.float32)
+        dots = vectors @ query
+        scale = norms * q_norm
+        # A zero vector is orthogonal to everything: similarity 0, score 1.
+        similarity = np.divide(dots, scale, out=np.zeros_like(dots), where=norms > 0)
+        return np.clip(np.float32(1.0) - similarity, 0.0, 2.0)
     if index.distance == "DOT_PRODUCT":
         return vectors @ query
     diff = vectors - query
@@ -79,6 +82,48 @@ def _top(scores: np.ndarray, k: int, descending: bool, keys: list[bytes], rows: 
     return np.asarray(ordered[:k], dtype=np.int64)
 
 
+class _Shared:
+    """A reader/writer lock: searches share a matrix, a refresh (which moves rows) has it alone.
+
+    Writers go first once waiting, so a stream of searches cannot starve a refresh.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._waiting = 0
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing or self._waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            while self._writing or self._readers:
+                self._cond.wait()
+            self._waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
 class VectorSearch:
     """The per-process cache of vector index matrices, and the search over them."""
 
@@ -86,11 +131,11 @@ class VectorSearch:
         self._store = store
         self.approximate = approximate
         self._cache: dict[tuple[int, int], Matrix] = {}
-        self._locks: dict[tuple[int, int], threading.Lock] = {}
+        self._locks: dict[tuple[int, int], _Shared] = {}
         self._lock = threading.Lock()
 
     def _fresh(self, index: VectorIndex, key: tuple[int, int]) -> Matrix:
-        """The cached matrix brought up to the store's version (caller holds the index lock)."""
+        """The cached matrix brought up to the store's version (caller holds the index's write lock)."""
         cached = self._cache.get(key)
         if cached is not None and cached.version == version(self._store, index):
             return cached
@@ -113,20 +158,44 @@ class VectorSearch:
     def matrix(self, index: VectorIndex) -> Matrix:
         """The index's matrix, current as of now (for the bench and tests)."""
         key = (index.table_id, index.index_id)
-        with self._index_lock(key):
+        with self._index_lock(key).write():
             return self._fresh(index, key)
 
-    def _index_lock(self, key: tuple[int, int]) -> threading.Lock:
+    def _index_lock(self, key: tuple[int, int]) -> _Shared:
         with self._lock:
-            return self._locks.setdefault(key, threading.Lock())
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = _Shared()
+            return lock
 
     def search(
         self, index: VectorIndex, query: np.ndarray, top_k: int, terms: list[tuple[str, tuple[str, str]]]
     ) -> list[tuple[float, bytes, int, np.ndarray]]:
-        """[(score, header JSON, entry bytes, vector)] of the top_k nearest entries matching every term."""
+        """[(score, header JSON, entry bytes, vector)] of the top_k nearest entries matching every term.
+
+        Exact as of the call: the store's version is read first, and the search runs
+        (under the shared lock, beside other searches) only on a matrix at that version,
+        or on the one this call brought past it under the write lock. A matrix
+        from before a reset can carry a higher version, so only our own refresh's
+        object is trusted to be ahead.
+        """
         key = (index.table_id, index.index_id)
-        with self._index_lock(key):
-            return self._search(self._fresh(index, key), index, query, top_k, terms)
+        lock = self._index_lock(key)
+        wanted = version(self._store, index)
+        graph = self.approximate and not terms
+        refreshed: Matrix | None = None
+        while True:
+            with lock.read():
+                cached = self._cache.get(key)
+                if cached is not None and (cached.version == wanted or (
+                        cached is refreshed and cached.version >= wanted)) and (
+                        not graph or cached.graph is not None):
+                    return self._search(cached, index, query, top_k, terms)
+            with lock.write():
+                refreshed = self._fresh(index, key)
+                if graph:
+                    refreshed.ensure_graph()
+                wanted = refreshed.version
 
     def _search(
         self, matrix: Matrix, index: VectorIndex, query: np.ndarray, top_k: int,
