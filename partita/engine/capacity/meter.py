@@ -258,13 +258,19 @@ class Meter:
 
     # -- the request path -------------------------------------------------------------
 
-    def charge_one(self, res: Resource, dim: int, row: bytes, units: float, key: dict[str, Any] | None) -> None:
-        """`charge` for one charge: GetItem, and a write to a table without global indexes.
+    def charge_table(self, table: Table, dim: int, row: bytes, units: float, key: dict[str, Any] | None) -> None:
+        """`charge` for one charge to the table itself: GetItem, and a write to a table without indexes.
 
         The same rules; spelled out so that the common request allocates
-        nothing and calls nothing when its leases can pay.
+        nothing and makes no Python call but the clock's when its leases can
+        pay (each call costs about as much as the lease arithmetic).
         """
         now = self.clock.now()
+        cached = self._resources.get(table.table_id)
+        if cached is not None and cached[0] is table.description:
+            res = cached[1][TABLE_MAP]
+        else:
+            res = self.resources(table)[TABLE_MAP]
         hash_value = int.from_bytes(row[HASH_OFFSET : HASH_OFFSET + 8], "big")
         with self._lock:
             if now < self._due:
