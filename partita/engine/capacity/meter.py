@@ -81,6 +81,7 @@ from .partitions import (
     starts_of,
     throughput_of,
 )
+from .remote import BORROW_SECONDS, RemoteBuckets
 from .shared import SharedRegion, slot_key
 from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
 
@@ -219,9 +220,12 @@ _Entry = list[Any]
 
 
 class Meter:
-    def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS) -> None:
+    def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS,
+                 remote: RemoteBuckets | None = None) -> None:
         self.clock = clock
         self.enforcing = enforcing
+        #: With PostgreSQL servers: the buckets every server shares, which the region's borrow from.
+        self.remote = remote
         #: Units per second one on-demand table or GSI may reach (DescribeLimits' TableMax*).
         self.table_quota = table_quota
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
@@ -411,13 +415,23 @@ class Meter:
             lease.used = 0.0
         if self.enforcing:
             rate, capacity = lease.bucket(fields)
-            refill(fields, rate, capacity, now)
+            if self.remote is None:
+                refill(fields, rate, capacity, now)
             if lease.tokens:
                 fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
         lease.tokens = 0.0
         lease.until = 0.0
         entry = work[id(lease)] = [lease, fields, units]
         return entry
+
+    def _borrow(self, entry: _Entry, now: float) -> bool:
+        """Borrow the shortfall and `BORROW_SECONDS` of the rate from the servers' shared bucket; whether it pays now."""
+        assert self.remote is not None
+        lease, fields, units = entry
+        rate, capacity = lease.bucket(fields)
+        want = units - max(0.0, fields[TOKENS]) + rate * BORROW_SECONDS
+        fields[TOKENS] += self.remote.borrow(lease.key, lease.dim, want, rate, capacity, now)
+        return fields[TOKENS] >= units
 
     def _settle(self, charges: list[Charge], now: float) -> tuple[Charge, str] | None:
         """Check and debit the shared buckets under the region lock; the failed charge and limit, or None.
@@ -443,7 +457,7 @@ class Meter:
                 level_entry = self._open(work, level, now, units)
                 if enforce and failure is None:
                     for entry in (part_entry, level_entry):
-                        if not _pays(entry):
+                        if not _pays(entry) and not (self.remote is not None and self._borrow(entry, now)):
                             failure, failed_entries = (charge, entry[0].limit(entry[1])), (part_entry, level_entry)
                             partition_hot = entry is part_entry
                             break
@@ -514,7 +528,8 @@ class Meter:
                     lease.used = 0.0
                 if back:
                     rate, capacity = lease.bucket(fields)
-                    refill(fields, rate, capacity, now)
+                    if self.remote is None:
+                        refill(fields, rate, capacity, now)
                     fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
                     lease.tokens = 0.0
                     lease.until = 0.0
@@ -558,10 +573,14 @@ class Meter:
             with self.region.lock.held():
                 self.slots.release_table(table_id)
                 self.hot.table.release_table(table_id)
+                if self.remote is not None:
+                    self.remote.forget(table_id)
         self._resources.pop(table_id, None)
 
     def close(self) -> None:
         self.region.close()
+        if self.remote is not None:
+            self.remote.close()
 
 
 def _pays(entry: _Entry) -> bool:
