@@ -10,7 +10,7 @@ from .backups.service import BackupService
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
-from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
+from .capacity.partitions import ACCOUNT_MAX_UNITS, PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
 from .capacity.remote import RemoteBuckets
 from .capacity.splits import SPLIT_HEAT_SECONDS, PartitionSplitter
 from .capacity.stats import ProcessStats
@@ -66,6 +66,8 @@ class Engine:
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
+        if emulate_throughput:  # the account maximum DescribeLimits reports
+            self.tables.account_max_units = max(ACCOUNT_MAX_UNITS, table_max_units)
         rules = WriteRules(
             item_collection_limit,
             self.gsi_lag,
