@@ -44,6 +44,7 @@ out; usage is still counted for tables with Contributor Insights enabled.
 
 from __future__ import annotations
 
+import logging
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED
 
 __all__ = ["DIMENSIONS", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
 
+log = logging.getLogger("partita.capacity")
 CEILINGS = (float(PARTITION_READ_UNITS), float(PARTITION_WRITE_UNITS))
 BURST_SECONDS = 300.0
 #: The tag bit of a table's or GSI's own bucket (the partitions' buckets have it clear).
@@ -106,9 +108,15 @@ PUBLISH_SECONDS = 0.25
 class Lease:
     """Tokens of one shared bucket this process may spend without the lock, until `until`."""
 
-    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used")
+    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used", "local")
 
-    def __init__(self, slot: int, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
+    def __init__(self, slot: int | None, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
+        #: The bucket's fields in this process only, when the shared region had no free slot for it:
+        #: still limited (failing safe), though not shared with other workers.
+        self.local: list[float] | None = None
+        if slot is None:
+            self.local = list(DIM.unpack(bytes(DIM_SIZE)))
+            slot = -1
         self.slot = slot
         self.key = key  # the slot's key: another process may free the slot (DeleteTable)
         self.at = slot + 16 + dim * DIM_SIZE  # offset of the bucket's fields in the shared region
@@ -383,8 +391,8 @@ class Meter:
         else:
             debt[dim] = owed
 
-    def _lease(self, res: Resource, dim: int, number: int | None) -> Lease | None:
-        """The lease of a partition (by number) or, for None, of the table/GSI; None if the region is full."""
+    def _lease(self, res: Resource, dim: int, number: int | None) -> Lease:
+        """The lease of a partition (by number) or, for None, of the table/GSI (a local bucket if the region is full)."""
         if number is None:
             found = res.levels[dim]
         else:
@@ -394,7 +402,8 @@ class Meter:
         key = (res.table_id, res.tag | LEVEL if number is None else res.tag, 0 if number is None else res.starts[number])
         slot = self.slots.find(*key)
         if slot is None:
-            return None
+            log.warning("the shared capacity region is full: a bucket of table %d is limited per process",
+                        res.table_id)
         lease = Lease(slot, key, res, dim, number is None)
         if number is None:
             res.levels[dim] = lease
@@ -409,7 +418,7 @@ class Meter:
         if entry is not None:
             entry[2] += units
             return entry
-        fields = list(DIM.unpack_from(self.slots.buffer, lease.at))
+        fields = list(DIM.unpack_from(self.slots.buffer, lease.at)) if lease.local is None else lease.local
         if lease.used:
             count(fields, lease.used, now, lease.ceiling)
             lease.used = 0.0
@@ -451,8 +460,6 @@ class Meter:
                 res, dim, units = charge[0], charge[1], charge[3]
                 part = self._lease(res, dim, bisect_right(res.starts, charge[2]) - 1)
                 level = self._lease(res, dim, None)
-                if part is None or level is None:
-                    continue  # the shared region is full: not limited, not counted
                 part_entry = self._open(work, part, now, units)
                 level_entry = self._open(work, level, now, units)
                 if enforce and failure is None:
@@ -474,7 +481,8 @@ class Meter:
                     else:
                         lease.tokens = _INF
                     lease.until = until
-                    DIM.pack_into(buf, lease.at, *fields)
+                    if lease.local is None:
+                        DIM.pack_into(buf, lease.at, *fields)
                 return None
             assert failed_entries is not None
             for entry in failed_entries:
@@ -482,7 +490,8 @@ class Meter:
             if partition_hot:  # the partition's own ceiling: a hot second (splits for heat)
                 mark_hot(failed_entries[0][1], float(int(now)))
             for lease, fields, _ in work.values():
-                DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
+                if lease.local is None:
+                    DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
         return failure
 
     # -- what the introspection API reads ---------------------------------------------
@@ -520,9 +529,12 @@ class Meter:
                 back = self.enforcing and lease.tokens > 0 and (retire or now >= lease.until)
                 if not lease.used and not back:
                     continue
-                if slot_key(buf, lease.slot) != lease.key:
+                if lease.local is not None:
+                    fields = lease.local
+                elif slot_key(buf, lease.slot) != lease.key:
                     continue  # the table was deleted (by another worker): its slot is not ours
-                fields = list(DIM.unpack_from(buf, lease.at))
+                else:
+                    fields = list(DIM.unpack_from(buf, lease.at))
                 if lease.used:
                     count(fields, lease.used, now, lease.ceiling)
                     lease.used = 0.0
@@ -533,7 +545,8 @@ class Meter:
                     fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
                     lease.tokens = 0.0
                     lease.until = 0.0
-                DIM.pack_into(buf, lease.at, *fields)
+                if lease.local is None:
+                    DIM.pack_into(buf, lease.at, *fields)
 
     def usage(self, res: Resource, start: int | None) -> dict[str, float]:
         """Usage of one partition (by start) or, with start None, of the whole table or GSI.
