@@ -54,6 +54,7 @@ from typing import Any
 from ..clock import Clock
 from ..schema import Table
 from .buckets import (
+    COOL_SECONDS,
     DIM,
     DIM_SIZE,
     DIMENSIONS,
@@ -560,6 +561,26 @@ class Meter:
             else:
                 at = self.slots.find(res.table_id, res.tag, start, create=False)
             return usage(self.slots.buffer, at, now)
+
+    def hot_streaks(self, res: Resource, now: float) -> list[float]:
+        """Each partition's streak of hot seconds (the longer of read and write), in one lock hold.
+
+        The splitter looks every second; one hold instead of one per
+        partition keeps it from contending with requests for the lock.
+        """
+        buf = self.slots.buffer
+        out = []
+        with self.region.lock.held():
+            for start in res.starts:
+                at = self.slots.find(res.table_id, res.tag, start, create=False)
+                streak = 0.0
+                if at is not None:
+                    for dim in (READ, WRITE):
+                        fields = DIM.unpack_from(buf, at + 16 + dim * DIM_SIZE)
+                        if now - fields[LAST_HOT] <= COOL_SECONDS:
+                            streak = max(streak, fields[HOT_STREAK])
+                out.append(streak)
+        return out
 
     def cool(self, res: Resource, start: int) -> None:
         """End a partition's streak of hot seconds (it has just split for heat)."""
