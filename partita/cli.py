@@ -314,8 +314,9 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         ttl_delay=args.ttl_delay,
         emulate_throughput=args.emulate_throughput,
         # Throughput counters live in a file beside a SQLite store, shared by its
-        # workers; PostgreSQL servers keep them per process for now (docs/decisions.md).
+        # workers; PostgreSQL servers borrow them from the database (capacity/remote.py).
         capacity_path=None if args.in_memory or args.backend else args.data_dir / "partita.capacity",
+        capacity_url=args.backend or None,
         partition_size_limit=args.partition_size_limit,
         vector_index=args.vector_index,
         s3_dir=args.s3_dir or (None if args.in_memory else args.data_dir / "s3"),

@@ -52,3 +52,49 @@ def test_describe_limits_reports_the_quota_the_emulation_enforces(quota_server: 
 def test_default_limits_without_the_flag(ddb: Any) -> None:
     limits = ddb.describe_limits()
     assert (limits["TableMaxReadCapacityUnits"], limits["AccountMaxWriteCapacityUnits"]) == (40_000, 80_000)
+
+
+def _provisioned(ddb: Any, name: str, read: int, write: int, gsi_write: int = 0) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "ProvisionedThroughput": {"ReadCapacityUnits": read, "WriteCapacityUnits": write},
+    }
+    if gsi_write:
+        request["GlobalSecondaryIndexes"] = [{
+            "IndexName": "gsi", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": gsi_write},
+        }]
+    return request
+
+
+def test_account_maximum_of_provisioned_capacity_is_enforced(quota_server: Server, table_name: str) -> None:
+    ddb: Any = strict_client(quota_server.url)
+    first, second = f"{table_name}-a", f"{table_name}-b"
+    ddb.create_table(**_provisioned(ddb, first, 10, 50_000, gsi_write=20_000))
+    try:
+        with pytest.raises(ClientError) as excinfo:  # 70,000 + 10,001 write units
+            ddb.create_table(**_provisioned(ddb, second, 10, 10_001))
+        assert excinfo.value.response["Error"]["Code"] == "LimitExceededException"
+        assert excinfo.value.response["Error"]["Message"] == (
+            "Subscriber limit exceeded: The requested write capacity units would bring the account's "
+            "provisioned total to 80001, over the account limit of 80000"
+        )
+        assert second not in ddb.list_tables()["TableNames"]
+        ddb.create_table(**_provisioned(ddb, second, 10, 10_000))  # exactly the maximum
+        with pytest.raises(ClientError) as excinfo:
+            ddb.update_table(TableName=second, ProvisionedThroughput={"ReadCapacityUnits": 10,
+                                                                      "WriteCapacityUnits": 10_001})
+        assert excinfo.value.response["Error"]["Code"] == "LimitExceededException"
+        assert ddb.describe_table(TableName=second)["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"] == 10_000
+        ddb.update_table(TableName=first, BillingMode="PAY_PER_REQUEST")  # on demand counts nothing
+        ddb.update_table(TableName=second, ProvisionedThroughput={"ReadCapacityUnits": 10,
+                                                                  "WriteCapacityUnits": 70_000})
+    finally:
+        for name in (first, second):
+            try:
+                ddb.delete_table(TableName=name)
+            except ClientError:
+                pass

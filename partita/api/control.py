@@ -25,7 +25,8 @@ def describe_limits(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     """The per-table quota the throughput emulation caps on-demand tables at (`--table-max-units`).
 
     The account quota is DynamoDB's default (80,000), raised to the table
-    quota when that is set higher; it is reported, not enforced.
+    quota when that is set higher; with the emulation, CreateTable and
+    UpdateTable enforce it over the provisioned tables and GSIs (capacity/account.py).
     """
     table = int(engine.meter.table_quota)
     account = max(ACCOUNT_MAX_UNITS, table)

@@ -20,7 +20,7 @@ import orjson
 from ..errors import DynamoDBError
 from ..storage.base import Store
 from .capacity import Consumed, read_units
-from .capacity.charges import read_charge, write_charges
+from .capacity.charges import charge_write, read_charge
 from .capacity.meter import Meter
 from .items import ItemAction, resolve, store, write_capacity
 from .schema import Table
@@ -145,7 +145,7 @@ class BatchOps:
                 old, new = resolve(txn, action)
                 if meter is not None and (self._enforce or action.table.insights):
                     try:
-                        meter.charge(write_charges(meter, action, old, new))
+                        charge_write(meter, action, old, new)
                     except DynamoDBError as error:
                         outcomes.append(WriteOutcome(action, Consumed(action.table.name), None, error))
                         continue

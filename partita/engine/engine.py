@@ -11,7 +11,8 @@ from .backups.service import BackupService
 from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
-from .capacity.partitions import PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
+from .capacity.partitions import ACCOUNT_MAX_UNITS, PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
+from .capacity.remote import RemoteBuckets
 from .capacity.splits import SPLIT_HEAT_SECONDS, PartitionSplitter
 from .capacity.stats import ProcessStats
 from .catalog import Catalog
@@ -47,6 +48,7 @@ class Engine:
         background: bool = True,
         emulate_throughput: bool = False,
         capacity_path: Path | None = None,
+        capacity_url: str | None = None,
         partition_size_limit: int = PARTITION_SIZE_LIMIT,
         vector_index: str = "exact",
         s3_dir: Path | None = None,
@@ -61,10 +63,13 @@ class Engine:
         #: Token buckets and usage counters, shared by the workers through `capacity_path`.
         #: Requests by operation and outcome, latencies, stream records and TTL deletions (/metrics).
         self.stats = ProcessStats(None if capacity_path is None else capacity_path.parent / "partita.metrics")
-        self.meter = Meter(self.clock, capacity_path, emulate_throughput, float(table_max_units))
+        remote = RemoteBuckets(capacity_url) if capacity_url and emulate_throughput else None
+        self.meter = Meter(self.clock, capacity_path, emulate_throughput, float(table_max_units), remote)
         self.gsi_lag = GsiLag(gsi_lag_ms, self.clock) if gsi_lag_ms > 0 else None
         self.catalog = Catalog(store)
         self.tables = TableOps(store, self.catalog, region, self.clock)
+        if emulate_throughput:  # the account maximum DescribeLimits reports
+            self.tables.account_max_units = max(ACCOUNT_MAX_UNITS, table_max_units)
         rules = WriteRules(
             item_collection_limit,
             self.gsi_lag,

@@ -319,7 +319,7 @@ class ItemOps:
         if self._enforce or table.insights:
             meter = self._meter
             assert meter is not None
-            meter.charge_one(meter.table_resource(table), READ, row, units, key)
+            meter.charge_table(table, READ, row, units, key)
         if stored is None:
             return None, Consumed(table.name, units)
         return orjson.loads(stored[0]), Consumed(table.name, units)

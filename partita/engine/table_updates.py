@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException, shown
 from ..storage.base import Store
+from .capacity.account import check_account
 from .catalog import Catalog
 from .control import throughput as warm
 from .index_jobs import IndexJobs
@@ -246,6 +247,8 @@ class TableUpdates:
             _merge_definitions(description, request)
             _apply_index_updates(description, updates)
             vector_declare.apply_update(description, request)
+            if self._tables.account_max_units:
+                check_account(description, self._tables.others(txn, name), self._tables.account_max_units)
             updated = Table.from_description(description, table.table_id)
             self._catalog.put(txn, updated)
         if updates or request.get("VectorIndexUpdates"):

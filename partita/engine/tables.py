@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
 from ..storage.base import Store, WriteTxn
+from .capacity.account import check_account
 from .capacity.partitions import store_initial_map
 from .catalog import Catalog
 from .clock import Clock
@@ -102,8 +103,17 @@ class TableOps:
         self._catalog = catalog
         self.region = region
         self.clock = Clock(store) if clock is None else clock
+        #: With --emulate-throughput: provisioned units the account's tables may sum to (0: unchecked).
+        self.account_max_units = 0
         #: Called in DeleteTable's transaction before the rows go (backups in progress complete first).
         self.before_delete: Callable[[WriteTxn, Table], None] | None = None
+
+    def others(self, txn: WriteTxn, name: str) -> Iterator[dict[str, Any]]:
+        """Descriptions of every table but `name` (the account maximum sums them)."""
+        for other in list(self._catalog.names(None)):
+            table = None if other == name else self._catalog.get(other, txn)
+            if table is not None:
+                yield table.description
 
     def arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
@@ -120,6 +130,8 @@ class TableOps:
                 raise ResourceInUseException(f"Table already exists: {name}")
             table_id = self._catalog.next_table_id(txn)
             description = self._describe_new(request, table_id)
+            if self.account_max_units:
+                check_account(description, self.others(txn, name), self.account_max_units)
             store_initial_map(description)
             sync_stream(txn, None, description, description["CreationDateTime"])
             self._catalog.put(txn, Table.from_description(description, table_id))

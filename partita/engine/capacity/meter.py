@@ -44,6 +44,7 @@ out; usage is still counted for tables with Contributor Insights enabled.
 
 from __future__ import annotations
 
+import logging
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ from typing import Any
 from ..clock import Clock
 from ..schema import Table
 from .buckets import (
+    COOL_SECONDS,
     DIM,
     DIM_SIZE,
     DIMENSIONS,
@@ -81,11 +83,13 @@ from .partitions import (
     starts_of,
     throughput_of,
 )
+from .remote import BORROW_SECONDS, RemoteBuckets
 from .shared import SharedRegion, slot_key
 from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
 
 __all__ = ["DIMENSIONS", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
 
+log = logging.getLogger("partita.capacity")
 CEILINGS = (float(PARTITION_READ_UNITS), float(PARTITION_WRITE_UNITS))
 BURST_SECONDS = 300.0
 #: The tag bit of a table's or GSI's own bucket (the partitions' buckets have it clear).
@@ -105,9 +109,15 @@ PUBLISH_SECONDS = 0.25
 class Lease:
     """Tokens of one shared bucket this process may spend without the lock, until `until`."""
 
-    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used")
+    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used", "local")
 
-    def __init__(self, slot: int, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
+    def __init__(self, slot: int | None, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
+        #: The bucket's fields in this process only, when the shared region had no free slot for it:
+        #: still limited (failing safe), though not shared with other workers.
+        self.local: list[float] | None = None
+        if slot is None:
+            self.local = list(DIM.unpack(bytes(DIM_SIZE)))
+            slot = -1
         self.slot = slot
         self.key = key  # the slot's key: another process may free the slot (DeleteTable)
         self.at = slot + 16 + dim * DIM_SIZE  # offset of the bucket's fields in the shared region
@@ -219,9 +229,12 @@ _Entry = list[Any]
 
 
 class Meter:
-    def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS) -> None:
+    def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS,
+                 remote: RemoteBuckets | None = None) -> None:
         self.clock = clock
         self.enforcing = enforcing
+        #: With PostgreSQL servers: the buckets every server shares, which the region's borrow from.
+        self.remote = remote
         #: Units per second one on-demand table or GSI may reach (DescribeLimits' TableMax*).
         self.table_quota = table_quota
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
@@ -258,13 +271,19 @@ class Meter:
 
     # -- the request path -------------------------------------------------------------
 
-    def charge_one(self, res: Resource, dim: int, row: bytes, units: float, key: dict[str, Any] | None) -> None:
-        """`charge` for one charge: GetItem, and a write to a table without global indexes.
+    def charge_table(self, table: Table, dim: int, row: bytes, units: float, key: dict[str, Any] | None) -> None:
+        """`charge` for one charge to the table itself: GetItem, and a write to a table without indexes.
 
         The same rules; spelled out so that the common request allocates
-        nothing and calls nothing when its leases can pay.
+        nothing and makes no Python call but the clock's when its leases can
+        pay (each call costs about as much as the lease arithmetic).
         """
         now = self.clock.now()
+        cached = self._resources.get(table.table_id)
+        if cached is not None and cached[0] is table.description:
+            res = cached[1][TABLE_MAP]
+        else:
+            res = self.resources(table)[TABLE_MAP]
         hash_value = int.from_bytes(row[HASH_OFFSET : HASH_OFFSET + 8], "big")
         with self._lock:
             if now < self._due:
@@ -373,8 +392,8 @@ class Meter:
         else:
             debt[dim] = owed
 
-    def _lease(self, res: Resource, dim: int, number: int | None) -> Lease | None:
-        """The lease of a partition (by number) or, for None, of the table/GSI; None if the region is full."""
+    def _lease(self, res: Resource, dim: int, number: int | None) -> Lease:
+        """The lease of a partition (by number) or, for None, of the table/GSI (a local bucket if the region is full)."""
         if number is None:
             found = res.levels[dim]
         else:
@@ -384,7 +403,8 @@ class Meter:
         key = (res.table_id, res.tag | LEVEL if number is None else res.tag, 0 if number is None else res.starts[number])
         slot = self.slots.find(*key)
         if slot is None:
-            return None
+            log.warning("the shared capacity region is full: a bucket of table %d is limited per process",
+                        res.table_id)
         lease = Lease(slot, key, res, dim, number is None)
         if number is None:
             res.levels[dim] = lease
@@ -399,19 +419,29 @@ class Meter:
         if entry is not None:
             entry[2] += units
             return entry
-        fields = list(DIM.unpack_from(self.slots.buffer, lease.at))
+        fields = list(DIM.unpack_from(self.slots.buffer, lease.at)) if lease.local is None else lease.local
         if lease.used:
             count(fields, lease.used, now, lease.ceiling)
             lease.used = 0.0
         if self.enforcing:
             rate, capacity = lease.bucket(fields)
-            refill(fields, rate, capacity, now)
+            if self.remote is None:
+                refill(fields, rate, capacity, now)
             if lease.tokens:
                 fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
         lease.tokens = 0.0
         lease.until = 0.0
         entry = work[id(lease)] = [lease, fields, units]
         return entry
+
+    def _borrow(self, entry: _Entry, now: float) -> bool:
+        """Borrow the shortfall and `BORROW_SECONDS` of the rate from the servers' shared bucket; whether it pays now."""
+        assert self.remote is not None
+        lease, fields, units = entry
+        rate, capacity = lease.bucket(fields)
+        want = units - max(0.0, fields[TOKENS]) + rate * BORROW_SECONDS
+        fields[TOKENS] += self.remote.borrow(lease.key, lease.dim, want, rate, capacity, now)
+        return fields[TOKENS] >= units
 
     def _settle(self, charges: list[Charge], now: float) -> tuple[Charge, str] | None:
         """Check and debit the shared buckets under the region lock; the failed charge and limit, or None.
@@ -431,13 +461,11 @@ class Meter:
                 res, dim, units = charge[0], charge[1], charge[3]
                 part = self._lease(res, dim, bisect_right(res.starts, charge[2]) - 1)
                 level = self._lease(res, dim, None)
-                if part is None or level is None:
-                    continue  # the shared region is full: not limited, not counted
                 part_entry = self._open(work, part, now, units)
                 level_entry = self._open(work, level, now, units)
                 if enforce and failure is None:
                     for entry in (part_entry, level_entry):
-                        if not _pays(entry):
+                        if not _pays(entry) and not (self.remote is not None and self._borrow(entry, now)):
                             failure, failed_entries = (charge, entry[0].limit(entry[1])), (part_entry, level_entry)
                             partition_hot = entry is part_entry
                             break
@@ -454,7 +482,8 @@ class Meter:
                     else:
                         lease.tokens = _INF
                     lease.until = until
-                    DIM.pack_into(buf, lease.at, *fields)
+                    if lease.local is None:
+                        DIM.pack_into(buf, lease.at, *fields)
                 return None
             assert failed_entries is not None
             for entry in failed_entries:
@@ -462,7 +491,8 @@ class Meter:
             if partition_hot:  # the partition's own ceiling: a hot second (splits for heat)
                 mark_hot(failed_entries[0][1], float(int(now)))
             for lease, fields, _ in work.values():
-                DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
+                if lease.local is None:
+                    DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
         return failure
 
     # -- what the introspection API reads ---------------------------------------------
@@ -500,19 +530,24 @@ class Meter:
                 back = self.enforcing and lease.tokens > 0 and (retire or now >= lease.until)
                 if not lease.used and not back:
                     continue
-                if slot_key(buf, lease.slot) != lease.key:
+                if lease.local is not None:
+                    fields = lease.local
+                elif slot_key(buf, lease.slot) != lease.key:
                     continue  # the table was deleted (by another worker): its slot is not ours
-                fields = list(DIM.unpack_from(buf, lease.at))
+                else:
+                    fields = list(DIM.unpack_from(buf, lease.at))
                 if lease.used:
                     count(fields, lease.used, now, lease.ceiling)
                     lease.used = 0.0
                 if back:
                     rate, capacity = lease.bucket(fields)
-                    refill(fields, rate, capacity, now)
+                    if self.remote is None:
+                        refill(fields, rate, capacity, now)
                     fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
                     lease.tokens = 0.0
                     lease.until = 0.0
-                DIM.pack_into(buf, lease.at, *fields)
+                if lease.local is None:
+                    DIM.pack_into(buf, lease.at, *fields)
 
     def usage(self, res: Resource, start: int | None) -> dict[str, float]:
         """Usage of one partition (by start) or, with start None, of the whole table or GSI.
@@ -526,6 +561,26 @@ class Meter:
             else:
                 at = self.slots.find(res.table_id, res.tag, start, create=False)
             return usage(self.slots.buffer, at, now)
+
+    def hot_streaks(self, res: Resource, now: float) -> list[float]:
+        """Each partition's streak of hot seconds (the longer of read and write), in one lock hold.
+
+        The splitter looks every second; one hold instead of one per
+        partition keeps it from contending with requests for the lock.
+        """
+        buf = self.slots.buffer
+        out = []
+        with self.region.lock.held():
+            for start in res.starts:
+                at = self.slots.find(res.table_id, res.tag, start, create=False)
+                streak = 0.0
+                if at is not None:
+                    for dim in (READ, WRITE):
+                        fields = DIM.unpack_from(buf, at + 16 + dim * DIM_SIZE)
+                        if now - fields[LAST_HOT] <= COOL_SECONDS:
+                            streak = max(streak, fields[HOT_STREAK])
+                out.append(streak)
+        return out
 
     def cool(self, res: Resource, start: int) -> None:
         """End a partition's streak of hot seconds (it has just split for heat)."""
@@ -552,10 +607,14 @@ class Meter:
             with self.region.lock.held():
                 self.slots.release_table(table_id)
                 self.hot.table.release_table(table_id)
+                if self.remote is not None:
+                    self.remote.forget(table_id)
         self._resources.pop(table_id, None)
 
     def close(self) -> None:
         self.region.close()
+        if self.remote is not None:
+            self.remote.close()
 
 
 def _pays(entry: _Entry) -> bool:

@@ -119,9 +119,8 @@ class PartitionSplitter:
         assert meter is not None
         now = self._clock.now()
         for res in meter.resources(table).values():
-            for part in ranges(res.starts):
-                usage = meter.usage(res, part.start)
-                if max(usage["read_hot_streak"], usage["write_hot_streak"]) < self.heat_seconds:
+            for part, streak in zip(ranges(res.starts), meter.hot_streaks(res, now), strict=True):
+                if streak < self.heat_seconds:
                     continue
                 at = self._hot_point(table, res.tag, res.name, part, now)
                 meter.cool(res, part.start)  # a new streak must build before it splits again
