@@ -45,7 +45,8 @@ from partita.errors import (
     ShapeValidationException,
 )
 
-from .java_text import java_hashmap_order, java_map_str, java_str, order_clauses
+from .clauses import add_clauses, all_constraints, lower_first, map_clause
+from .java_text import java_hashmap_order, java_map_str, java_str
 from .leaves import (
     LeafCheck,
     as_integer,
@@ -91,11 +92,6 @@ _ELEMENT = "element"  # element of a list or value of a map
 # A map's value whose length constraints the map states once for all values
 # (see ``_Compiler._map_entries``); otherwise like an element.
 _MAP_VALUE = "map value"
-
-
-def _lower_first(name: str) -> str:
-    """Member names in paths are lowerCamel: only the first letter is lowered (``sSESpecification``)."""
-    return name[:1].lower() + name[1:]
 
 
 # --------------------------------------------------------------------------
@@ -264,7 +260,7 @@ class _Compiler:
                     tails.append(lo_msg)
                 if hi is not None and n > hi:
                     tails.append(hi_msg)
-                _add(errors, shown, path, tails)
+                add_clauses(errors, shown, path, tails)
 
         return check
 
@@ -272,7 +268,7 @@ class _Compiler:
         shape = self.shapes[shape_name]
         required = set(shape.get("required", ()))
         members: dict[str, Any] = shape["members"]
-        by_lower = {_lower_first(name): name for name in members}
+        by_lower = {lower_first(name): name for name in members}
         plan: list[tuple[str, str, bool, bool, Any, Callable[[Any], str | None]]] = []
         for lower in java_hashmap_order(list(by_lower)):
             name = by_lower[lower]
@@ -303,7 +299,7 @@ class _Compiler:
             else:
                 tails = fn(member)
                 if tails:
-                    _add(errors, "'" + java_str(member, namer) + "'", prefix + lower, tails)
+                    add_clauses(errors, "'" + java_str(member, namer) + "'", prefix + lower, tails)
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not dict:
@@ -333,7 +329,7 @@ class _Compiler:
                 member = value.get(entry[0])
                 if member is None:
                     if entry[2]:
-                        _add(errors, "null", prefix + entry[1], ["Member must not be null"])
+                        add_clauses(errors, "null", prefix + entry[1], ["Member must not be null"])
                     continue
                 visit(entry, member, prefix, errors)
 
@@ -368,7 +364,7 @@ class _Compiler:
                     if element is not None:
                         child(element, f"{path}.{i}.member", errors)
                     elif nulls_refused:
-                        _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
+                        add_clauses(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
             return check
 
@@ -388,9 +384,9 @@ class _Compiler:
                     tails = leaf(element)
                     if tails:
                         shown = "'" + java_str(element, lambda _v: None) + "'"
-                        _add(errors, shown, f"{path}.{i}.member", tails)
+                        add_clauses(errors, shown, f"{path}.{i}.member", tails)
                 else:
-                    _add(errors, "null", f"{path}.{i}.member", _NOT_NULL)
+                    add_clauses(errors, "null", f"{path}.{i}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -457,7 +453,7 @@ class _Compiler:
                     if element is not None:
                         child(element, f"{path}.{key}.member", errors)
                     else:
-                        _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
+                        add_clauses(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
             return check
 
@@ -475,9 +471,9 @@ class _Compiler:
                     tails = leaf(element)
                     if tails:
                         shown = "'" + java_str(element, lambda _v: None) + "'"
-                        _add(errors, shown, f"{path}.{key}.member", tails)
+                        add_clauses(errors, shown, f"{path}.{key}.member", tails)
                 else:
-                    _add(errors, "null", f"{path}.{key}.member", _NOT_NULL)
+                    add_clauses(errors, "null", f"{path}.{key}.member", _NOT_NULL)
 
         return check_leaves
 
@@ -502,15 +498,15 @@ class _Compiler:
         shape = self.shapes[shape_name]
         value_shape_name = shape["value"]["shape"]
         value_shape = self.shapes[value_shape_name]
-        value_tails = _all_constraints(value_shape) if value_shape["type"] in ("list", "map") else []
+        value_tails = all_constraints(value_shape) if value_shape["type"] in ("list", "map") else []
         checks_keys = shape["key"]["shape"] == "TableArn"
         if not value_tails and not checks_keys:
             return None
         as_name = string_leaf("TableName", self.shapes["TableName"])
         as_arn = string_leaf("TableArn", self.shapes["TableArn"])
-        name_clause = _map_clause("keys", _all_constraints(self.shapes["TableName"]))
-        arn_clause = _map_clause("keys", _all_constraints(self.shapes["TableArn"]))
-        value_clause = _map_clause("value", value_tails)
+        name_clause = map_clause("keys", all_constraints(self.shapes["TableName"]))
+        arn_clause = map_clause("keys", all_constraints(self.shapes["TableArn"]))
+        value_clause = map_clause("value", value_tails)
         namer = self.shape_namer(value_shape_name)
         lo, hi = value_shape.get("min"), value_shape.get("max")
 
@@ -535,33 +531,6 @@ class _Compiler:
                     errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tail}")
 
         return check
-
-
-def _all_constraints(shape: dict[str, Any]) -> list[str]:
-    """Every length and pattern constraint of a shape, in the order the service lists them in map clauses."""
-    out = []
-    if "max" in shape:
-        out.append(f"Member must have length less than or equal to {shape['max']}")
-    if "min" in shape:
-        out.append(f"Member must have length greater than or equal to {shape['min']}")
-    if "pattern" in shape:
-        out.append(f"Member must satisfy regular expression pattern: {shape['pattern']}")
-    return out
-
-
-def _map_clause(part: str, tails: list[str]) -> str:
-    return f"Map {part} must satisfy constraint: [" + ", ".join(tails) + "]"
-
-
-def _add(errors: list[str], shown: str, path: str, tails: list[str]) -> None:
-    """Append the clauses for one member, in the service's (hash) order."""
-    if len(tails) > 1:
-        clauses = order_clauses(
-            [f"Value {shown} at '{path}' failed to satisfy constraint: {t}" for t in tails]
-        )
-        errors.extend(clauses)
-    else:
-        errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tails[0]}")
 
 
 # --------------------------------------------------------------------------

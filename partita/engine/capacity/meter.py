@@ -47,7 +47,6 @@ from __future__ import annotations
 import logging
 import threading
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +78,9 @@ from .partitions import (
     PARTITION_WRITE_UNITS,
     TABLE_MAP,
     TABLE_MAX_UNITS,
-    is_on_demand,
-    starts_of,
-    throughput_of,
 )
 from .remote import BORROW_SECONDS, RemoteBuckets
+from .resources import Resource, resources_of
 from .shared import SharedRegion, slot_key
 from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
 
@@ -156,69 +153,6 @@ class Lease:
         if res.maxima[self.dim] is not None:
             return MAX_ON_DEMAND_LIMIT
         return ACCOUNT_LIMIT if max(res.rates[self.dim], 2 * fields[PEAK]) >= res.quota else KEY_RANGE
-
-
-@dataclass(slots=True, eq=False)
-class Resource:
-    """A table or one of its GSIs, as the meter limits it."""
-
-    table_id: int
-    kind: str  # "Table" or "Index"
-    name: str  # "" for the table, else the index name
-    arn: str
-    tag: int
-    starts: list[int]
-    on_demand: bool
-    #: Provisioned units per second (read, write); on-demand: the warm throughput.
-    rates: tuple[float, float]
-    #: OnDemandThroughput maxima (read, write), None where there is none.
-    maxima: tuple[float | None, float | None]
-    #: The per-table quota an on-demand table or GSI scales up to (DescribeLimits).
-    quota: float
-    #: This process's leases, per dimension: one per partition number, and the table's (or GSI's).
-    parts: tuple[list[Lease | None], list[Lease | None]] = field(init=False)
-    levels: list[Lease | None] = field(init=False)
-    #: Contributor Insights is on for the table: every key's units are ranked, not a sample.
-    exact: bool = False
-    hot_token: tuple[int, int] = field(init=False)
-    #: Units (read, write) since the last request sampled for the hot-key ranking.
-    hot_debt: list[float] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.parts = ([None] * len(self.starts), [None] * len(self.starts))
-        self.levels = [None, None]
-        self.hot_token = (self.table_id, self.tag)
-        self.hot_debt = [0.0, 0.0]
-
-
-def _maximum(doc: dict[str, Any], member: str) -> float | None:
-    value = (doc.get("OnDemandThroughput") or {}).get(member)
-    return None if value is None or value < 0 else float(value)
-
-
-def resources_of(table: Table, quota: float = TABLE_MAX_UNITS) -> dict[str, Resource]:
-    """The table ("") and each GSI, with their partition maps and limits."""
-    description = table.description
-    on_demand = is_on_demand(description)
-    out = {
-        TABLE_MAP: Resource(
-            table.table_id, "Table", TABLE_MAP, description["TableArn"], 1, starts_of(description),
-            on_demand, throughput_of(description, on_demand),
-            (_maximum(description, "MaxReadRequestUnits"), _maximum(description, "MaxWriteRequestUnits")), quota,
-            table.insights,
-        )
-    }
-    for doc in description.get("GlobalSecondaryIndexes") or []:
-        index = table.index(doc["IndexName"])
-        if index is None:
-            continue
-        out[index.name] = Resource(
-            table.table_id, "Index", index.name, doc.get("IndexArn", f"{description['TableArn']}/index/{index.name}"),
-            index.index_id + 1, starts_of(description, index.name), on_demand, throughput_of(doc, on_demand),
-            (_maximum(doc, "MaxReadRequestUnits"), _maximum(doc, "MaxWriteRequestUnits")), quota,
-            table.insights,
-        )
-    return out
 
 
 Charge = tuple[Resource, int, int, float, "dict[str, Any] | None", bytes]
