@@ -30,6 +30,7 @@ from ..engine.items import (
 )
 from ..engine.values import check_item_types, normalize_item
 from ..errors import DynamoDBError, SerializationException, ValidationException
+from . import conflicts
 from .expression_params import read_expressions
 from .items import item_collection_metrics
 
@@ -133,7 +134,7 @@ def batch_write_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     request_items = request["RequestItems"]
     with deserialized_first(lambda: _write_maps(request_items)):
         actions = _write_actions(engine, request_items)
-    outcomes = engine.batch.write(actions)
+    outcomes = conflicts.write_batch(engine.batch, actions)
     out: dict[str, Any] = {"UnprocessedItems": _unprocessed_writes(request_items, outcomes)}
     written = [o for o in outcomes if o.throttled is None]
     consumed = consumed_documents((o.consumed for o in written), request.get("ReturnConsumedCapacity"))
@@ -147,10 +148,12 @@ def batch_write_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _unprocessed_writes(request_items: dict[str, list[dict[str, Any]]], outcomes: list[Any]) -> dict[str, Any]:
-    """The requests the throughput emulation throttled, as sent (actions follow the request order).
+    """The requests not written, as sent (actions follow the request order).
 
+    Throttled by the throughput emulation, or on PostgreSQL held by a running
+    transaction or still conflicting after their retries (api/conflicts.py).
     As on DynamoDB, a batch none of whose requests could be processed fails
-    with the throttling exception instead.
+    with the first one's exception instead.
     """
     throttled = [o.throttled for o in outcomes if o.throttled is not None]
     if not throttled:

@@ -5,8 +5,9 @@ and a failed request leaves the others written). Partita runs every request
 of a BatchWriteItem in one store write transaction anyway: each item write
 is still atomic, a request that fails validation or hits the item collection
 limit leaves nothing written, and one commit instead of 25 is what makes a
-batch fast (see docs/decisions.md). The api layer has validated everything
-that can be validated before the store is touched.
+batch fast (see docs/decisions.md). On PostgreSQL a batch that keeps failing
+to serialize is then written item by item (api/conflicts.py). The api layer
+has validated everything that can be validated before the store is touched.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class WriteOutcome:
     action: ItemAction
     consumed: Consumed
     collection_bytes: int | None
-    #: The throughput emulation refused this request: it goes back in UnprocessedItems.
+    #: Why this request was not written (the throughput emulation refused it, or on PostgreSQL a
+    #: conflict, api/conflicts.py): it goes back in UnprocessedItems.
     throttled: DynamoDBError | None = None
 
 
