@@ -18,6 +18,28 @@ def wait_for(check: Any, timeout: float = 30.0) -> Any:
         time.sleep(0.05)
 
 
+def export_done(ddb: Any, arn: str) -> dict[str, Any]:
+    """DescribeExport once the export has left IN_PROGRESS."""
+
+    def done() -> dict[str, Any] | None:
+        doc = ddb.describe_export(ExportArn=arn)["ExportDescription"]
+        return doc if doc["ExportStatus"] != "IN_PROGRESS" else None
+
+    result: dict[str, Any] = wait_for(done, 120)
+    return result
+
+
+def import_done(ddb: Any, arn: str) -> dict[str, Any]:
+    """DescribeImport once the import has left IN_PROGRESS."""
+
+    def done() -> dict[str, Any] | None:
+        doc = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
+        return doc if doc["ImportStatus"] != "IN_PROGRESS" else None
+
+    result: dict[str, Any] = wait_for(done, 120)
+    return result
+
+
 def wait_active(ddb: Any, name: str) -> dict[str, Any]:
     def active() -> dict[str, Any] | None:
         table = ddb.describe_table(TableName=name)["Table"]

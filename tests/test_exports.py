@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 import zstandard
-from backup_helpers import contents, every_type_item, indexed_table, scan_all, wait_active, wait_for
+from backup_helpers import (
+    contents,
+    every_type_item,
+    export_done,
+    import_done,
+    indexed_table,
+    scan_all,
+    wait_active,
+)
 from botocore.exceptions import ClientError
 from conftest import Server, client_for, create_table, error_of
 
@@ -25,23 +33,6 @@ DEFINITIONS = [
 ]
 KEYS = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
 
-
-def _export_done(ddb: Any, arn: str) -> dict[str, Any]:
-    def done() -> dict[str, Any] | None:
-        doc = ddb.describe_export(ExportArn=arn)["ExportDescription"]
-        return doc if doc["ExportStatus"] != "IN_PROGRESS" else None
-
-    result: dict[str, Any] = wait_for(done, 120)
-    return result
-
-
-def _import_done(ddb: Any, arn: str) -> dict[str, Any]:
-    def done() -> dict[str, Any] | None:
-        doc = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
-        return doc if doc["ImportStatus"] != "IN_PROGRESS" else None
-
-    result: dict[str, Any] = wait_for(done, 120)
-    return result
 
 
 @pytest.fixture
@@ -62,7 +53,7 @@ def test_export_then_import_equals_the_source(s3: tuple[Any, Path], fmt: str) ->
     out = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bucket", S3Prefix="exports/x", ExportFormat=fmt)
     description = out["ExportDescription"]
     assert description["ExportStatus"] == "IN_PROGRESS" and description["ExportFormat"] == fmt
-    doc = _export_done(ddb, description["ExportArn"])
+    doc = export_done(ddb, description["ExportArn"])
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == 120
     export_id = description["ExportArn"].rsplit("/", 1)[1]
     base = root / "bucket" / "exports/x" / "AWSDynamoDB" / export_id
@@ -88,7 +79,7 @@ def test_export_then_import_equals_the_source(s3: tuple[Any, Path], fmt: str) ->
         },
     )["ImportTableDescription"]
     assert imported["ImportStatus"] == "IN_PROGRESS"
-    done = _import_done(ddb, imported["ImportArn"])
+    done = import_done(ddb, imported["ImportArn"])
     assert done["ImportStatus"] == "COMPLETED"
     assert done["ImportedItemCount"] == 120 and done["ErrorCount"] == 0
     wait_active(ddb, "copy")
@@ -118,7 +109,7 @@ def test_incremental_export(start_server: Callable[..., Server], tmp_path: Path)
         TableArn=arn, S3Bucket="bk", ExportType="INCREMENTAL_EXPORT",
         IncrementalExportSpecification={"ExportFromTime": start, "ExportToTime": end},
     )["ExportDescription"]
-    doc = _export_done(ddb, out["ExportArn"])
+    doc = export_done(ddb, out["ExportArn"])
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == 1
     export_id = out["ExportArn"].rsplit("/", 1)[1]
     base = tmp_path / "bk" / "AWSDynamoDB" / export_id
@@ -162,7 +153,7 @@ def test_import_csv_counts_unreadable_lines(s3: tuple[Any, Path], compression: s
         TableCreationParameters={"TableName": "csv", "KeySchema": KEYS, "BillingMode": "PAY_PER_REQUEST",
                                  "AttributeDefinitions": DEFINITIONS[:2]},
     )["ImportTableDescription"]
-    done = _import_done(ddb, out["ImportArn"])
+    done = import_done(ddb, out["ImportArn"])
     # The first line that is no item (a key that is not a number) abandons the rest of its object: one error,
     # and the import FAILS keeping its table (as DynamoDB does).
     assert (done["ImportStatus"], done["FailureCode"]) == ("FAILED", "ItemValidationError")
@@ -196,7 +187,7 @@ def test_client_token_makes_export_idempotent(s3: tuple[Any, Path]) -> None:
     assert error_of(excinfo) == (
         "ExportConflictException", "Export conflict: Duplicate request detected with conflicting parameters",
     )
-    _export_done(ddb, first["ExportArn"])
+    export_done(ddb, first["ExportArn"])
     done = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-1")["ExportDescription"]
     assert done["ExportArn"] == first["ExportArn"] and done["ExportStatus"] == "COMPLETED"
     other = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk", ClientToken="tok-2")["ExportDescription"]
@@ -258,7 +249,7 @@ def test_import_client_token_binds_the_table_only(start_server: Callable[..., Se
     assert error_of(excinfo) == (
         "ImportConflictException", "Import conflict: Duplicate request detected with conflicting parameters",
     )
-    done = _import_done(ddb, started["ImportArn"])
+    done = import_done(ddb, started["ImportArn"])
     assert (done["ImportStatus"], done["ProcessedItemCount"], done["ImportedItemCount"], done["ErrorCount"]) == (
         "COMPLETED", 40, 40, 0)
     assert done["ProcessedSizeBytes"] == len(body)  # uncompressed bytes read, blank lines included

@@ -20,7 +20,15 @@ from typing import Any
 
 import boto3
 import pytest
-from backup_helpers import contents, every_type_item, indexed_table, scan_all, wait_active, wait_for
+from backup_helpers import (
+    contents,
+    every_type_item,
+    export_done,
+    import_done,
+    indexed_table,
+    scan_all,
+    wait_active,
+)
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from conftest import Server, client_for
@@ -76,23 +84,6 @@ def ddb(start_server: Callable[..., Server], s3_endpoint: str) -> Any:
     return client_for(server.url)
 
 
-def _export_done(ddb: Any, arn: str) -> dict[str, Any]:
-    def done() -> dict[str, Any] | None:
-        doc = ddb.describe_export(ExportArn=arn)["ExportDescription"]
-        return doc if doc["ExportStatus"] != "IN_PROGRESS" else None
-
-    result: dict[str, Any] = wait_for(done, 120)
-    return result
-
-
-def _import_done(ddb: Any, arn: str) -> dict[str, Any]:
-    def done() -> dict[str, Any] | None:
-        doc = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
-        return doc if doc["ImportStatus"] != "IN_PROGRESS" else None
-
-    result: dict[str, Any] = wait_for(done, 120)
-    return result
-
 
 def _keys(s3: Any, bucket: str, prefix: str = "") -> list[str]:
     pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
@@ -121,7 +112,7 @@ def _import(ddb: Any, bucket: str, prefix: str, name: str, fmt: str = "DYNAMODB_
         TableCreationParameters={"TableName": name, "KeySchema": KEYS, "BillingMode": "PAY_PER_REQUEST",
                                  "AttributeDefinitions": DEFINITIONS, "GlobalSecondaryIndexes": GSI},
     )["ImportTableDescription"]
-    return _import_done(ddb, out["ImportArn"])
+    return import_done(ddb, out["ImportArn"])
 
 
 @pytest.mark.parametrize("fmt", ["DYNAMODB_JSON", "ION"])
@@ -133,7 +124,7 @@ def test_export_to_s3_then_import_from_it(ddb: Any, s3: Any, bucket: str, fmt: s
     source = contents(ddb, "src")
     out = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket=bucket, S3Prefix="exports/run",
                                             ExportFormat=fmt)["ExportDescription"]
-    doc = _export_done(ddb, out["ExportArn"])
+    doc = export_done(ddb, out["ExportArn"])
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == 150
     export_id = out["ExportArn"].rsplit("/", 1)[1]
     base = f"exports/run/AWSDynamoDB/{export_id}/"
@@ -182,7 +173,7 @@ def test_large_data_file_goes_up_in_parts_with_the_requested_encryption(ddb: Any
         blobs[i] = blob
         ddb.put_item(TableName="big", Item={"pk": {"S": f"p{i % 7}"}, "sk": {"N": str(i)}, "blob": {"S": blob}})
     out = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket=bucket, S3SseAlgorithm="AES256")
-    doc = _export_done(ddb, out["ExportDescription"]["ExportArn"])
+    doc = export_done(ddb, out["ExportDescription"]["ExportArn"])
     assert doc["ExportStatus"] == "COMPLETED" and doc["ItemCount"] == 70
     assert doc["S3SseAlgorithm"] == "AES256"
     export_id = doc["ExportArn"].rsplit("/", 1)[1]
@@ -210,7 +201,7 @@ def test_export_to_a_missing_bucket_fails_as_dynamodb_reports_it(ddb: Any, s3: A
     ddb.put_item(TableName="src", Item={"pk": {"S": "a"}, "sk": {"N": "1"}})
     out = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="no-such-bucket-here")["ExportDescription"]
     assert out["ExportStatus"] == "IN_PROGRESS"  # DynamoDB accepts it, then fails the export
-    doc = _export_done(ddb, out["ExportArn"])
+    doc = export_done(ddb, out["ExportArn"])
     assert doc["ExportStatus"] == "FAILED"
     assert (doc["FailureCode"], doc["FailureMessage"]) == ("S3NoSuchBucket", "The specified bucket does not exist")
     assert "EndTime" in doc and "ExportManifest" not in doc

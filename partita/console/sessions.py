@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
 
+from ..engine.clock import wall_now
 from ..storage.base import Store
 
 SESSION_SPACE = b"\x00console-session/"
@@ -29,11 +29,6 @@ SESSION_SPACE = b"\x00console-session/"
 _SPACE_END = b"\x00console-session0"  # "/" + 1
 SESSION_SECONDS = 12 * 3600
 _SWEEP = 256  # expired rows removed at each sign-in, so abandoned sessions do not pile up
-
-
-def wall_now() -> float:
-    """Sessions expire on wall time, like SigV4's clock-skew check (see the module docstring)."""
-    return time.time()
 
 
 @dataclass(frozen=True, slots=True)

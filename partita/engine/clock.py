@@ -21,6 +21,12 @@ from ..storage.base import Store
 CLOCK_ROW = b"\x00clock"
 
 
+def wall_now() -> float:
+    """Wall time, for what must not move with the server clock: SigV4's skew check and
+    console sessions (advancing the clock for TTL must not expire credentials; docs/decisions.md)."""
+    return time.time()
+
+
 class Clock:
     def __init__(self, store: Store) -> None:
         self._store = store

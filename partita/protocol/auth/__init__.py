@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...api.authorize import Requirements, plain_check_key
+from ...engine.clock import wall_now
 from ...engine.engine import Engine
 from ...errors import AccessDeniedException
 from .errors import INVALID_TOKEN, UnrecognizedClientException
@@ -42,7 +43,6 @@ from .sigv4 import (
     make_plan,
     parse_authorization,
     verify_signature,
-    wall_now,
 )
 
 __all__ = ["AuthFileError", "Authenticator", "Principal"]

@@ -49,11 +49,6 @@ _OPAD = bytes(b ^ 0x5C for b in range(256))
 _MAX_SIGNING_KEYS = 4096
 
 
-def wall_now() -> float:
-    """The one place authentication reads time: wall time, see the module docstring."""
-    return time.time()
-
-
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """The parts of an Authorization header, checked for presence and form."""
