@@ -12,24 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from psycopg_pool import ConnectionPool
-
 from .base import Store, WriteTxn
-from .postgres import POOL_TIMEOUT, PooledReads
+from .postgres import PooledReads, open_pool
 
 
 class ReplicaReads(PooledReads, Store):
     """The read half of a store, over a pool of connections to a replica."""
 
     def __init__(self, url: str, *, pool_size: int = 8) -> None:
-        self._pool = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=pool_size,
-            kwargs={"autocommit": True, "prepare_threshold": 0},
-            timeout=POOL_TIMEOUT,
-            open=True,
-        )
+        self._pool = open_pool(url, pool_size)
 
     def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
         raise TypeError("a replica takes no writes")

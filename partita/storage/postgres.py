@@ -321,6 +321,19 @@ class _Writer(_Reader, WriteTxn):
             self._conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(self.generation)))
 
 
+def open_pool(url: str, size: int) -> ConnectionPool:
+    """The connections of a primary or a replica: autocommit (transactions say BEGIN themselves),
+    statements prepared from their first use."""
+    return ConnectionPool(
+        url,
+        min_size=1,
+        max_size=size,
+        kwargs={"autocommit": True, "prepare_threshold": 0},
+        timeout=POOL_TIMEOUT,
+        open=True,
+    )
+
+
 class PooledReads:
     """Reads and read snapshots, each on a connection borrowed from `_pool` (the primary's or a replica's)."""
 
@@ -377,14 +390,7 @@ class PostgresStore(PooledReads, Store):
         with _mapped(), psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
             self._generation = self._read_generation(conn)
-        self._pool = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=pool_size,
-            kwargs={"autocommit": True, "prepare_threshold": 0},
-            timeout=POOL_TIMEOUT,
-            open=True,
-        )
+        self._pool = open_pool(url, pool_size)
         self._gen_lock = threading.Lock()
         self._handed = threading.local()
         self._closed = threading.Event()
