@@ -39,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -1177,6 +1177,74 @@ def report(results: list[ServerResult], workloads: Sequence[Workload]) -> str:
     return "\n".join(lines)
 
 
+def median_results(
+    rounds: list[list[ServerResult]], workloads: Sequence[Workload]
+) -> list[ServerResult]:
+    """One result per server: the first round's, with each workload's median-throughput run.
+
+    The machine this runs on is a shared VM whose speed swings by tens of percent between
+    runs a minute apart; interleaving servers over rounds and taking medians keeps one slow
+    spell from deciding a ratio.
+    """
+    if len(rounds) == 1:
+        return rounds[0]
+    merged: list[ServerResult] = []
+    for index, first in enumerate(rounds[0]):
+        runs = [r[index] for r in rounds]
+        result = replace(first, workloads=dict(first.workloads))
+        result.ok = all(r.ok for r in runs)
+        result.reason = "; ".join(r.reason for r in runs if r.reason)
+        for w in workloads:
+            done = sorted(
+                (r.workloads[w.name] for r in runs if w.name in r.workloads and r.workloads[w.name].ok),
+                key=lambda res: res.ops_per_s,
+            )
+            if done:
+                result.workloads[w.name] = done[(len(done) - 1) // 2]
+        merged.append(result)
+    return merged
+
+
+def rounds_report(rounds: list[list[ServerResult]], workloads: Sequence[Workload]) -> str:
+    """Every round's throughput, and ratios paired within a round (median, min-max).
+
+    A ratio of two runs in the same round shares that round's machine speed, so the
+    median of per-round ratios is steadier than the ratio of medians.
+    """
+    lines = ["", f"Rounds ({len(rounds)}, interleaved): ops/s per round"]
+    names = [r.name for r in rounds[0]]
+    for index, name in enumerate(names):
+        for w in workloads:
+            values = [
+                f"{r[index].workloads[w.name].ops_per_s:,.0f}"
+                if w.name in r[index].workloads and r[index].workloads[w.name].ok
+                else "-"
+                for r in rounds
+            ]
+            lines.append(f"  {name:<17} {w.name:<8} {' '.join(f'{v:>8}' for v in values)}")
+    bases = [n for n in ("partita", "dynalite") if n in names]
+    lines.append("Paired ratios (same round): median [min-max]")
+    for base in bases:
+        b = names.index(base)
+        for index, name in enumerate(names):
+            if name == base or (base == "dynalite" and not name.startswith("partita")):
+                continue
+            if base == "partita" and not name.startswith("partita-"):
+                continue
+            for w in workloads:
+                ratios = []
+                for r in rounds:
+                    x, y = r[index].workloads.get(w.name), r[b].workloads.get(w.name)
+                    if x and y and x.ok and y.ok and y.ops_per_s:
+                        ratios.append(x.ops_per_s / y.ops_per_s)
+                if ratios:
+                    lines.append(
+                        f"  {name + '/' + base:<26} {w.name:<8} x{statistics.median(ratios):.3f} "
+                        f"[{min(ratios):.3f}-{max(ratios):.3f}]"
+                    )
+    return "\n".join(lines)
+
+
 def environment() -> Json:
     def version(cmd: list[str]) -> str:
         try:
@@ -1268,8 +1336,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="also check every response body during the measured run (costs wrk CPU)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every server this many times, interleaved (A B C A B C ...), and report the "
+        "median run of each workload and the median of the per-round ratios",
+    )
     parser.add_argument("--json", type=Path, help="write all results to this file")
     opts = parser.parse_args(argv)
+    opts.rounds = max(1, opts.rounds)
     if opts.duration is None:
         opts.duration = 3.0 if opts.quick else 10.0
     opts.cold_starts = max(1, opts.cold_starts)
@@ -1298,8 +1374,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     workloads = [WORKLOADS[name] for name in opts.workloads]
     say(f"logs in {out_dir}")
-    results = [bench_server(SERVERS[name], workloads, opts, out_dir) for name in opts.servers]
+    rounds: list[list[ServerResult]] = []
+    for number in range(opts.rounds):
+        if opts.rounds > 1:
+            say(f"round {number + 1} of {opts.rounds}")
+        # later rounds time one cold start: the first round's median is the one reported
+        round_opts = opts if number == 0 else argparse.Namespace(**{**vars(opts), "cold_starts": 1})
+        rounds.append(
+            [bench_server(SERVERS[name], workloads, round_opts, out_dir) for name in opts.servers]
+        )
+    results = median_results(rounds, workloads)
     print(report(results, workloads))
+    if opts.rounds > 1:
+        print(rounds_report(rounds, workloads))
     if opts.json:
         document = {
             "environment": env,
