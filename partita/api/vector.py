@@ -4,16 +4,21 @@ Order (as recorded from the service by conformance suites, with the
 expression checks DynamoDB runs before it looks at a table): request
 shape (dispatch) -> expressions (syntax, placeholders, unused names and
 values) -> TopK range -> SearchVector values -> table -> index -> index
-status -> vector dimension -> SearchConditionExpression semantics -> the
-HASH rule.
+status -> vector dimension -> SearchConditionExpression operators -> its
+attributes -> the HASH rule.
 
-SearchConditionExpression: the pinned service model (botocore 1.44.8) says
-HASH and INLINE_FILTER attributes "support only the equality operator (=)",
-and searches recorded against the service in August 2026 agree (other
-comparators: "Invalid comparator", BETWEEN and IN: "Invalid operator"). So a
-condition is an AND of `attribute = :value` over top-level search-schema
-attributes. See docs/decisions.md ("Vector indexes") for what could not be
-confirmed.
+SearchConditionExpression is an AND of `attribute = :value` over top-level
+search-schema attributes, and every other form is refused. Sources (quoted
+in docs/decisions.md, "Vector indexes"): the pinned service model (botocore
+1.44.8: HASH and INLINE_FILTER attributes "support only the equality
+operator (=)"), the API reference and the developer guide's troubleshooting
+page ("Comparison, range, and set-membership operators are not yet
+available"), and searches recorded against the service in August and
+September 2026 (< <= > >= <> and `>= AND <=`: "Invalid comparator"; BETWEEN,
+IN: "Invalid operator"; NOT: an operator error, raised before attribute
+names are checked). The developer guide's SearchConditionExpression
+reference lists wider operators in its contents, but its body could not be
+read and no recorded response accepts any of them.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from .expression_params import read_expressions
 
 _EXPRESSIONS = ("SearchConditionExpression", "ProjectionExpression")
 _COMPARATOR = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
-#: Recorded for BETWEEN and IN; OR, NOT and functions are unrecorded and given the same answer.
+#: Recorded for BETWEEN and IN, and (as an operator error) for NOT; OR and functions are unrecorded
+#: and given the same answer.
 _OPERATOR = "Invalid SearchConditionExpression: Invalid operator used in SearchConditionExpression"
 
 
@@ -62,30 +68,46 @@ def _attribute(path: Path, names: dict[str, str]) -> str:
     return names[element] if element.startswith("#") else element
 
 
-def _terms(node: Node, index: VectorIndex, names: dict[str, str], values: dict[str, Any],
-           out: list[tuple[str, tuple[str, str]]]) -> None:
-    """Flatten an AND of equalities into (attribute, value key) terms."""
+def _check_operators(node: Node) -> None:
+    """Refuse every form but an AND of `path = :value` before any attribute is looked at.
+
+    The order is the service's: a condition with a refused operator and an attribute outside
+    the SearchSchema gets the operator error (ScyllaDB's Alternator tests, run against
+    DynamoDB, Sept 2026: "both DynamoDB and Alternator check for bad operators in the
+    expression before checking that the individual attribute names are valid").
+    """
     if isinstance(node, And):
-        _terms(node.left, index, names, values, out)
-        _terms(node.right, index, names, values, out)
+        _check_operators(node.left)
+        _check_operators(node.right)
         return
     if isinstance(node, (Between, In, Or, Not, Call)):
         raise ValidationException(_OPERATOR)
     assert isinstance(node, Compare)
     if node.op != "=":
         raise ValidationException(_COMPARATOR)
-    left, right = node.left, node.right
-    if isinstance(left, Value) and isinstance(right, Path):
-        left, right = right, left
-    if not (isinstance(left, Path) and isinstance(right, Value)):
+    sides = {type(node.left), type(node.right)}
+    if sides != {Path, Value}:
+        # unconfirmed: `a = b`, `:x = :y` or a function operand; the comparator answer.
         raise ValidationException(_COMPARATOR)
-    attribute = _attribute(left, names)
+
+
+def _terms(node: Node, index: VectorIndex, names: dict[str, str], values: dict[str, Any],
+           out: list[tuple[str, tuple[str, str]]]) -> None:
+    """Flatten an AND of equalities (already checked by `_check_operators`) into (attribute, value key) terms."""
+    if isinstance(node, And):
+        _terms(node.left, index, names, values, out)
+        _terms(node.right, index, names, values, out)
+        return
+    assert isinstance(node, Compare)
+    path, value = (node.left, node.right) if isinstance(node.left, Path) else (node.right, node.left)
+    assert isinstance(path, Path) and isinstance(value, Value)
+    attribute = _attribute(path, names)
     if all(attribute != name for name, _ in index.schema):
         raise ValidationException(
             "SearchConditionExpression must not contain any attributes that is not in SearchSchema. "
             f"Invalid attribute: {attribute}"
         )
-    out.append((attribute, value_key(values[right.name])))
+    out.append((attribute, value_key(values[value.name])))
 
 
 def search_vectors(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
@@ -111,6 +133,7 @@ def search_vectors(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     terms: list[tuple[str, tuple[str, str]]] = []
     condition = expressions.get("SearchConditionExpression")
     if condition is not None:
+        _check_operators(condition.root)
         _terms(condition.root, index, expressions.names, expressions.values, terms)
     if index.hash_key is not None and all(attr != index.hash_key[0] for attr, _ in terms):
         raise ValidationException("SearchConditionExpression must be provided when SearchSchema has a HASH key")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ...engine.projections import check_projection
 from ...engine.vector import declare as vector_declare
 from ...errors import ValidationException, shown
 
@@ -116,19 +117,7 @@ def _check_billing(request: dict[str, Any]) -> None:
 
 
 def _check_projection(index: dict[str, Any]) -> None:
-    projection = index["Projection"]
-    kind = projection.get("ProjectionType")
-    if kind is None:
-        raise _invalid("Unknown ProjectionType: null")
-    non_key = projection.get("NonKeyAttributes")
-    if non_key is not None and kind != "INCLUDE":
-        raise _invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
-    if kind == "INCLUDE" and not non_key:
-        raise _invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
-    if non_key and len(set(non_key)) != len(non_key):
-        counts = Counter(non_key)
-        duplicate = next(name for name in non_key if counts[name] > 1)
-        raise _invalid(f"Duplicate element in NonKeyAttributes: {shown(duplicate)}")
+    check_projection(index["Projection"])
 
 
 def _check_index(index: dict[str, Any], defined: list[str], is_global: bool = False) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException
+from ..projections import check_projection
 from .model import MAX_DIMENSIONS, MAX_VECTOR_INDEXES
 
 INVALID = "One or more parameter values were invalid: "
@@ -51,15 +52,7 @@ def check_vector_index(spec: dict[str, Any], definitions: dict[str, str] | None)
     if vector in names:
         # unconfirmed: a vector (a list) can never be a search-schema key (S, N or B).
         raise _invalid(f"VectorAttribute {vector} cannot be part of the SearchSchema of index: {spec['IndexName']}")
-    projection = spec["Projection"]
-    kind = projection.get("ProjectionType")
-    if kind is None:
-        raise _invalid("Unknown ProjectionType: null")
-    non_key = projection.get("NonKeyAttributes")
-    if non_key is not None and kind != "INCLUDE":
-        raise _invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
-    if kind == "INCLUDE" and not non_key:
-        raise _invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+    check_projection(spec["Projection"])
 
 
 def check_dimensions_agree(specs: Iterable[dict[str, Any]]) -> None:
