@@ -210,6 +210,13 @@ def test_vector_projection_rules_are_the_secondary_index_rules(ddb: Any, table_n
             ProjectionType="INCLUDE", NonKeyAttributes=["a", "b", "c", "b"])}])
     assert error_of(err) == (V, duplicate)
     assert "VectorIndexes" not in ddb.describe_table(TableName=table_name)["Table"]
+    # UpdateTable's GSI Create shares the rule too.
+    with pytest.raises(ClientError) as err:
+        ddb.update_table(TableName=table_name, AttributeDefinitions=defs, GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "gix", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a", "b", "c", "b"]}}}])
+    assert error_of(err) == (V, duplicate)
+    assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName=table_name)["Table"]
     # A projection naming each attribute once is accepted.
     ddb.update_table(TableName=table_name, VectorIndexUpdates=[{"Create": _index(
         ProjectionType="INCLUDE", NonKeyAttributes=["a", "b"])}])

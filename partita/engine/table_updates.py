@@ -16,6 +16,7 @@ from .capacity.account import check_account
 from .catalog import Catalog
 from .control import throughput as warm
 from .index_jobs import IndexJobs
+from .projections import check_projection
 from .schema import Table
 from .streams.lifecycle import sync_stream
 from .tables import TableOps, describe_sse, enable_stream, index_document
@@ -51,12 +52,7 @@ def _check_create(table: Table, create: dict[str, Any], request: dict[str, Any],
             f"{INVALID}Some index key attributes are not defined in AttributeDefinitions. "
             f"Keys: [{shown(', '.join(keys))}], AttributeDefinitions: [{shown(', '.join(defined))}]"
         )
-    projection = create["Projection"]
-    kind = projection.get("ProjectionType")
-    if projection.get("NonKeyAttributes") and kind != "INCLUDE":
-        raise ValidationException(f"{INVALID}ProjectionType is {kind}, but NonKeyAttributes is specified")
-    if kind == "INCLUDE" and not projection.get("NonKeyAttributes"):
-        raise ValidationException(f"{INVALID}ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+    check_projection(create["Projection"])
     has_throughput = create.get("ProvisionedThroughput") is not None
     if billing == "PAY_PER_REQUEST" and has_throughput:
         raise ValidationException(
