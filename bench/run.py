@@ -451,7 +451,7 @@ SERVERS: dict[str, ServerDef] = {
     # throughput of 120,000 reads / 200,000 writes a second (240 partitions) and a per-table quota
     # to match, so that the bench measures the meter's cost, not throttling: a new on-demand
     # table's 4,000 writes a second (and its partitions' 1,000 each) would throttle the put
-    # workload, and the default quota (40,000 units a second) the batch workload's ~80,000 items.
+    # workload, and the default quota (40,000 units a second) the batch workload at ~80,000 items a second.
     "partita-emulated": ServerDef(
         "partita-emulated",
         lambda port: [
