@@ -32,7 +32,7 @@ def test_schema_created_on_first_start_and_version_recorded(start_server: Callab
     url = fresh_database()
     server = start_server("--backend", url)
     create_table(client_for(server.url), "first")
-    assert _meta(url, "schema_version") == 2
+    assert _meta(url, "schema_version") == 3
     with psycopg.connect(url) as conn:
         columns = conn.execute(
             "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
@@ -51,12 +51,14 @@ def test_newer_partita_upgrades_an_older_schema(start_server: Callable[..., Serv
     first.stop()
     with psycopg.connect(url, autocommit=True) as conn:  # what version 1 left behind
         conn.execute("DROP INDEX partita_kv_k")
+        conn.execute("DROP TABLE IF EXISTS partita_capacity")
         conn.execute("UPDATE partita_meta SET value = 1 WHERE name = 'schema_version'")
     second = start_server("--backend", url)
     ddb = client_for(second.url)
-    assert _meta(url, "schema_version") == 2
+    assert _meta(url, "schema_version") == 3
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT to_regclass('partita_kv_k') IS NOT NULL").fetchone() == (True,)
+        assert conn.execute("SELECT to_regclass('partita_capacity') IS NOT NULL").fetchone() == (True,)
     assert ddb.scan(TableName="kept")["Items"] == [{"pk": {"S": "a"}}]
 
 
@@ -79,7 +81,7 @@ def test_older_partita_refuses_a_newer_schema() -> None:
     assert proc.returncode == 1
     assert proc.stderr.strip() == (
         "partita: the database schema is version 99, made by a newer Partita; this Partita "
-        "understands versions up to 2. Upgrade Partita to serve this database."
+        "understands versions up to 3. Upgrade Partita to serve this database."
     )
     assert _meta(url, "schema_version") == 99
 

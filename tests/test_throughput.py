@@ -7,6 +7,7 @@ throttle, moves the clock on, and succeeds again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +15,8 @@ import pytest
 from botocore.exceptions import ClientError
 from capacity_helpers import admin, advance, put_patiently, strict_client, throttle_of
 from conftest import STORE, Server, create_table, launch
+
+from partita.engine.keys import partition_hash
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/"
 PROVISIONED_MESSAGE = (
@@ -209,3 +212,34 @@ def test_units_without_emulation_are_not_limited(ddb: Any, table_name: str) -> N
             client.put_item(TableName="tbl", Item={"pk": {"S": f"k{i}"}, "v": {"S": BIG}})
     finally:
         srv.stop()
+
+
+def test_batch_paid_from_leases_throttles_at_the_partition_second(url: str, ddb: Any, table_name: str) -> None:
+    """A batch's requests are charged in one meter call while leases pay, then one by one: the same cut.
+
+    Keys of one partition of an on-demand table (8 partitions, 4000 write
+    units a second): its leases pay five 10-unit requests (50 ms of its 1000
+    units), the table's twenty, so batches alternate between requests paid
+    from leases and requests that settle, until the partition's second runs dry.
+    """
+    create_table(ddb, table_name)
+    _, layout = admin(url, f"/partita/v1/tables/{table_name}/partitions")
+    end = layout["partitions"][0]["hash_end"]
+    keys = [k for k in (f"k{i}" for i in range(2000))
+            if int.from_bytes(partition_hash("S", k), "big") <= end][:125]
+    value = "z" * 10_000  # 10 write units
+    requests = [{"PutRequest": {"Item": {"pk": {"S": k}, "v": {"S": value}}}} for k in keys]
+    began = time.monotonic()
+    answers = [ddb.batch_write_item(RequestItems={table_name: requests[at : at + 25]}, ReturnConsumedCapacity="TOTAL")
+               for at in range(0, 125, 25)]
+    elapsed = time.monotonic() - began
+    unprocessed = [r for answer in answers for r in answer["UnprocessedItems"].get(table_name, [])]
+    written = 125 - len(unprocessed)
+    assert unprocessed == requests[written:]  # the partition ran dry: every later request is refused
+    assert sum(a["ConsumedCapacity"][0]["CapacityUnits"] for a in answers) == 10.0 * written
+    # The bucket's second (1000 units: 100 requests) and what wall time refilled meanwhile.
+    assert 100 <= written <= 100 + 1 + int(1000 * elapsed / 10), (written, elapsed)
+    pages = ddb.get_paginator("scan").paginate(TableName=table_name, Select="COUNT")
+    assert sum(page["Count"] for page in pages) == written
+    advance(url, 1)
+    assert ddb.batch_write_item(RequestItems={table_name: unprocessed[:25]})["UnprocessedItems"] == {}

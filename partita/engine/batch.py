@@ -21,7 +21,7 @@ import orjson
 from ..errors import DynamoDBError
 from ..storage.base import Store
 from .capacity import Consumed, read_units
-from .capacity.charges import charge_write, read_charge
+from .capacity.charges import charge_batch, read_charge
 from .capacity.meter import Meter
 from .items import ItemAction, resolve, store, write_capacity
 from .schema import Table
@@ -143,14 +143,23 @@ class BatchOps:
         with self._store.write() as txn:
             if len(actions) > 1:
                 txn.prefetch([action.row for action in actions])
-            for action in actions:
-                old, new = resolve(txn, action)
-                if meter is not None and (self._enforce or action.table.insights):
-                    try:
-                        charge_write(meter, action, old, new)
-                    except DynamoDBError as error:
+            if meter is not None and (self._enforce or any(action.table.insights for action in actions)):
+                # Every request is read before any is charged, so that the meter charges the batch in
+                # one call (its rows are distinct, so no read sees another request's write).
+                resolved = [resolve(txn, action) for action in actions]
+                refused = charge_batch(meter, actions, resolved, self._enforce)
+                for position, action in enumerate(actions):
+                    old, new = resolved[position]
+                    error = None if refused is None else refused[position]
+                    if error is not None:
                         outcomes.append(WriteOutcome(action, Consumed(action.table.name), None, error))
                         continue
+                    effects = store(txn, action, old, new, self._rules)
+                    outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects),
+                                                 effects.collection_bytes))
+                return outcomes
+            for action in actions:
+                old, new = resolve(txn, action)
                 effects = store(txn, action, old, new, self._rules)
                 outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects), effects.collection_bytes))
         return outcomes

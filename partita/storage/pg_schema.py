@@ -22,7 +22,7 @@ from collections.abc import Callable
 import psycopg
 
 #: The version this Partita writes and reads.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: pg_advisory_lock key held while the schema is created or migrated ("PARTITA1").
 MIGRATION_LOCK = 0x5041525449544131
 
@@ -56,8 +56,28 @@ def _v2(conn: psycopg.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS partita_kv_k ON partita_kv (k)")
 
 
+def _v3(conn: psycopg.Connection) -> None:
+    """Version 3: the throughput buckets servers share with `--emulate-throughput` (engine/capacity/remote.py).
+
+    UNLOGGED: tokens refill on the server clock, so a crash that empties
+    the table loses nothing a bucket needs (a missing row starts full).
+    """
+    conn.execute(
+        """CREATE UNLOGGED TABLE IF NOT EXISTS partita_capacity (
+            tid bigint NOT NULL,
+            tag integer NOT NULL,
+            start bigint NOT NULL,
+            dim smallint NOT NULL,
+            tokens double precision NOT NULL,
+            at double precision NOT NULL,
+            granted double precision NOT NULL DEFAULT 0,
+            PRIMARY KEY (tid, tag, start, dim)
+        )"""
+    )
+
+
 #: STEPS[n - 1] brings a version n - 1 schema to version n.
-STEPS: tuple[Callable[[psycopg.Connection], None], ...] = (_v1, _v2)
+STEPS: tuple[Callable[[psycopg.Connection], None], ...] = (_v1, _v2, _v3)
 assert len(STEPS) == SCHEMA_VERSION
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...errors import DynamoDBError
 from ..schema import Index, Table
 from ..sizes import item_size
 from .meter import READ, WRITE, Charge, Meter
@@ -120,6 +121,53 @@ def charge_write(meter: Meter, action: ItemAction, old: Item | None, new: Item |
         size = action.old_size
     units = -(-size // WRITE_UNIT_BYTES)
     meter.charge_table(table, WRITE, action.row, float(units) if units > 1 else 1.0, action.key)
+
+
+def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[Item | None, Item | None]],
+                 enforce: bool) -> list[DynamoDBError | None] | None:
+    """Charge a BatchWriteItem's resolved requests in order; None if all are admitted, else each one's refusal.
+
+    The requests to one table without indexes (a batch's usual shape) are
+    charged by one `Meter.charge_rows`, the others one by one as
+    `charge_write` charges them: the same units and the same order, so the
+    same requests are refused as when each is charged on its own. Without
+    `enforce` only tables with Contributor Insights are charged (metered).
+    """
+    refused: list[DynamoDBError | None] | None = None
+    count = len(actions)
+    position = 0
+    while position < count:
+        table = actions[position].table
+        end = position
+        if not enforce and not table.insights:
+            position += 1
+            continue
+        if not table.indexes:
+            rows, units, keys = [], [], []
+            while end < count and actions[end].table is table:
+                action = actions[end]
+                old, new = resolved[end]
+                size = 0 if new is None else action.new_size
+                if old is not None and action.old_size > size:
+                    size = action.old_size
+                need = -(-size // WRITE_UNIT_BYTES)
+                rows.append(action.row)
+                units.append(float(need) if need > 1 else 1.0)
+                keys.append(action.key)
+                end += 1
+            errors = meter.charge_rows(table, WRITE, rows, units, keys)
+            if errors is not None:
+                refused = refused or [None] * count
+                refused[position:end] = errors
+            position = end
+            continue
+        try:
+            charge_write(meter, actions[position], *resolved[position])
+        except DynamoDBError as error:
+            refused = refused or [None] * count
+            refused[position] = error
+        position += 1
+    return refused
 
 
 def read_charge(meter: Meter, table: Table, index_name: str | None, row: bytes, units: float,

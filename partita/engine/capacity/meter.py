@@ -50,6 +50,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
+from ...errors import DynamoDBError
 from ..clock import Clock
 from ..schema import Table
 from .buckets import (
@@ -242,6 +243,64 @@ class Meter:
                                 debt[dim] = owed
                     return
         self.charge([(res, dim, hash_value, units, key, row)])
+
+    def charge_rows(self, table: Table, dim: int, rows: list[bytes], units: list[float],
+                    keys: list[dict[str, Any] | None]) -> list[DynamoDBError | None] | None:
+        """`charge_table` for each of a batch's requests to one table, in order; None when all are admitted.
+
+        Else the throttling exception of each refused request (None where
+        admitted). One clock read, one look-up and one lock hold for the
+        run of requests the leases can pay, instead of one each: a 25-item
+        batch paid that per item. A request the leases cannot pay goes
+        through `charge_table` as it would alone, and the run goes on after
+        it, so each request is admitted or refused exactly as in a loop of
+        `charge_table` at this time.
+        """
+        now = self.clock.now()
+        cached = self._resources.get(table.table_id)
+        if cached is not None and cached[0] is table.description:
+            res = cached[1][TABLE_MAP]
+        else:
+            res = self.resources(table)[TABLE_MAP]
+        parts, starts, hot, debt = res.parts[dim], res.starts, self.hot, res.hot_debt
+        sample = not res.exact
+        count = len(rows)
+        refused: list[DynamoDBError | None] | None = None
+        position = 0
+        while position < count:
+            with self._lock:
+                level = res.levels[dim]
+                if now < self._due and level is not None and now < level.until:
+                    while position < count:
+                        row, need = rows[position], units[position]
+                        hash_value = int.from_bytes(row[HASH_OFFSET : HASH_OFFSET + 8], "big")
+                        part = parts[bisect_right(starts, hash_value) - 1]
+                        if part is None or part.tokens < need or level.tokens < need or now >= part.until:
+                            break
+                        part.tokens -= need
+                        part.used += need
+                        level.tokens -= need
+                        level.used += need
+                        key = keys[position]
+                        position += 1
+                        if key is not None:
+                            counted = need
+                            if sample:
+                                counted = debt[dim] + need
+                                if counted < HOT_SAMPLE_UNITS:
+                                    debt[dim] = counted
+                                    continue
+                                debt[dim] = 0.0
+                            hot.add((res, dim, hash_value, need, key, row), counted, False, now)
+            if position == count:
+                break
+            try:  # the leases cannot pay this one: settle it as a request of its own
+                self.charge_table(table, dim, rows[position], units[position], keys[position])
+            except DynamoDBError as error:
+                refused = refused or [None] * count
+                refused[position] = error
+            position += 1
+        return refused
 
     def charge(self, charges: list[Charge]) -> None:
         """Admit and debit `charges` together, or raise the throttling exception and debit nothing."""

@@ -34,12 +34,6 @@ log = logging.getLogger("partita.capacity")
 BORROW_SECONDS = 0.1
 _SIGN = 2**63  # partition starts span 64 unsigned bits; the column is a signed bigint
 
-_CREATE = """
-CREATE UNLOGGED TABLE IF NOT EXISTS partita_capacity (
-    tid bigint NOT NULL, tag integer NOT NULL, start bigint NOT NULL, dim smallint NOT NULL,
-    tokens double precision NOT NULL, at double precision NOT NULL, granted double precision NOT NULL DEFAULT 0,
-    PRIMARY KEY (tid, tag, start, dim))
-"""
 # Refill for the time passed, grant what is asked (all of it from a full bucket, which admits
 # one request larger than itself), and keep the rest; `granted` carries the grant back.
 _BORROW = """
@@ -70,8 +64,7 @@ class RemoteBuckets:
         if self._conn is None or self._conn.closed:
             import psycopg
 
-            self._conn = psycopg.connect(self._url, autocommit=True)
-            self._conn.execute(_CREATE)
+            self._conn = psycopg.connect(self._url, autocommit=True)  # its table: schema version 3
         return self._conn
 
     def borrow(self, key: tuple[int, int, int], dim: int, want: float, rate: float, capacity: float,
