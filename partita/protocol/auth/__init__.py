@@ -33,13 +33,10 @@ from .policies import (
 )
 from .principals import AuthFileError, Principal, Principals
 from .sigv4 import (
-    _AMZ_SECONDS,
-    MAX_SKEW_SECONDS,
     REPEATED,
     SERVICE,
     TERMINATOR,
     Plan,
-    amz_seconds,
     make_plan,
     parse_authorization,
     verify_signature,
@@ -90,36 +87,29 @@ class Authenticator:
                     plan = self._plan(raw)
                 self._last = plan
             if plan is not None:
-                seconds = _AMZ_SECONDS.get(amz) or amz_seconds(amz)
-                now = wall_now()
-                if (
-                    seconds is not None
-                    and now - MAX_SKEW_SECONDS <= seconds <= now + MAX_SKEW_SECONDS
-                    and amz.startswith(plan.day)
-                    and (
-                        plan.token is None and b"x-amz-security-token" not in headers
-                        or _token_matches(plan.principal, headers)
-                    )
-                ):
-                    # The canonical request, string to sign and HMAC (sigv4.py), inline:
-                    # this runs on every request.
+                try:
+                    values = plan.values(headers)
+                except KeyError:
+                    values = None  # a signed header is missing: the general path says so
+                if values is not None:
+                    # The canonical request, string to sign and HMAC (sigv4.py), inline: this
+                    # runs on every request. What the signed values fix is remembered (a
+                    # `Form`); the body's hash, the canonical request's hash and the HMAC are
+                    # computed for each request.
                     if method == plan.method and path == plan.path:
-                        template = plan.template
+                        form = plan.forms.get(values) or plan.form(values, amz)
                     else:
-                        template = plan.template_for(method, path)
-                    try:
-                        values = plan.values(headers)
-                    except KeyError:
-                        values = None  # a signed header is missing: the general path says so
-                    if values is not None:
-                        # SigV4 trims each value and collapses runs of whitespace; one
-                        # test over all of them finds a value that needs it.
-                        joined = b" ".join(values)
-                        if b" ".join(joined.split()) != joined:
-                            values = tuple([b" ".join(value.split()) for value in values])
-                        canonical = template % (*values, hexlify(sha256(body).digest()))
+                        form = plan.form(values, amz, method, path)
+                    if (
+                        form is not None
+                        and form.earliest <= wall_now() <= form.latest
+                        and (
+                            plan.token is None and b"x-amz-security-token" not in headers
+                            or _token_matches(plan.principal, headers)
+                        )
+                    ):
                         mac = plan.inner.copy()
-                        mac.update(b"AWS4-HMAC-SHA256\n" + amz + plan.middle + hexlify(sha256(canonical).digest()))
+                        mac.update(form.to_sign + hexlify(sha256(form.head + hexlify(sha256(body).digest())).digest()))
                         final = plan.outer.copy()
                         final.update(mac.digest())
                         if hmac.compare_digest(hexlify(final.digest()), raw[-64:]):

@@ -24,7 +24,7 @@ import time
 from binascii import hexlify
 from calendar import monthrange, timegm
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import parsedate_tz
 from functools import lru_cache
 from hashlib import sha256
@@ -133,9 +133,11 @@ class Plan:
     token: bytes | None  # the principal's session token
     inner: Any  # the signing key's HMAC states
     outer: Any
-    method: str = ""  # the (method, path) `template` is for
+    method: str = ""  # the (method, path) `template` and `forms` are for
     path: bytes = b""
     template: bytes = b""
+    #: Signed header values (as sent) -> Form, for requests to (method, path).
+    forms: dict[tuple[bytes, ...], Form] = field(default_factory=dict)
 
     def template_for(self, method: str, path: bytes) -> bytes:
         """The canonical request's template for this method and path (the first one is kept here)."""
@@ -143,6 +145,54 @@ class Plan:
         if not self.method:
             self.method, self.path, self.template = method, path, template
         return template
+
+    def form(self, values: tuple[bytes, ...], amz: bytes, method: str = "", path: bytes = b"") -> Form | None:
+        """What these signed values fix; None when X-Amz-Date is not this plan's (or not signed).
+
+        Remembered for the first (method, path) seen, whose template is
+        `self.template` (the caller passes no method): clients repeat the
+        values but for X-Amz-Date (once a second) and X-Amz-Target (per
+        operation), so few distinct ones come by, and the bound keeps a
+        flood of made-up ones from holding memory. Another (method, path)
+        gets its form made each time.
+        """
+        seconds = amz_seconds(amz)
+        if seconds is None or not amz.startswith(self.day) or b"x-amz-date" not in self.names:
+            return None  # the general path says what is wrong (or verifies an unsigned date)
+        joined = b" ".join(values)
+        if b" ".join(joined.split()) != joined:
+            # SigV4 trims each value and collapses runs of whitespace.
+            values_signed = tuple([b" ".join(value.split()) for value in values])
+        else:
+            values_signed = values
+        form = Form(
+            (self.template_for(method, path) if method else self.template) % values_signed,
+            b"AWS4-HMAC-SHA256\n" + amz + self.middle,
+            float(seconds - MAX_SKEW_SECONDS),  # floats: compared with wall time, no int-float compare
+            float(seconds + MAX_SKEW_SECONDS),
+        )
+        if method:
+            return form
+        if len(self.forms) >= 256:
+            self.forms.clear()
+        self.forms[values] = form
+        return form
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """What one set of signed header values fixes: all but the body's hash and the HMAC.
+
+    A pure function of the bytes signed (nothing of a signature): the
+    canonical request up to the body's hash, the string to sign up to the
+    canonical request's hash, and the window of wall time X-Amz-Date is
+    good for.
+    """
+
+    head: bytes  # the canonical request less the body's hash
+    to_sign: bytes  # the string to sign less the canonical request's hash
+    earliest: float  # wall time in [earliest, latest]: X-Amz-Date within 15 minutes
+    latest: float
 
 
 def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
@@ -361,7 +411,7 @@ def canonical_request(
     get = headers.get
     if REPEATED in headers:
         get = lambda name, default: headers.get(b"\x00" + name) or headers.get(name, default)  # noqa: E731
-    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+    return template % tuple([b" ".join(get(name, b"").split()) for name in names]) + hexlify(sha256(body).digest())
 
 
 def _cached_template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
@@ -379,11 +429,11 @@ _TEMPLATES: dict[tuple[str, bytes, bytes], bytes] = {}
 
 
 def _template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
-    """Method, URI, query, `name:%b` per signed header, the signed list, `%b` for the body's hash."""
+    """Method, URI, query, `name:%b` per signed header, the signed list; the body's hash follows."""
     raw_path, _, query = path.partition(b"?")
     head = b"\n".join((method.encode("latin-1"), _canonical_uri(raw_path), _canonical_query(query), b""))
     lines = b"\n".join(name.replace(b"%", b"%%") + b":%b" for name in names)
-    return head.replace(b"%", b"%%") + lines + b"\n\n" + signed.replace(b"%", b"%%") + b"\n%b"
+    return head.replace(b"%", b"%%") + lines + b"\n\n" + signed.replace(b"%", b"%%") + b"\n"
 
 
 @lru_cache(maxsize=256)
