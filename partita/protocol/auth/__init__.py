@@ -13,6 +13,7 @@ import hmac
 import time
 from binascii import hexlify
 from hashlib import sha256
+from hmac import compare_digest
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,12 @@ class Authenticator:
         in DynamoDB's order.
         """
         raw = headers.get(b"authorization")
-        amz = headers.get(b"x-amz-date")
-        if raw is not None and amz is not None and REPEATED not in headers:
+        if raw is not None and REPEATED not in headers:
             plan = self._last  # one client's header prefix repeats: no slice or hash to find it
             if (
                 plan is None
-                or not raw.startswith(plan.prefix)
                 or len(raw) != plan.length
+                or not raw.startswith(plan.prefix)
                 or plan.principals is not self.principals.by_raw_key
             ):
                 plan = self._plans.get(raw[:-64])
@@ -94,12 +94,19 @@ class Authenticator:
                 if values is not None:
                     # The canonical request, string to sign and HMAC (sigv4.py), inline: this
                     # runs on every request. What the signed values fix is remembered (a
-                    # `Form`); the body's hash, the canonical request's hash and the HMAC are
-                    # computed for each request.
-                    if method == plan.method and path == plan.path:
-                        form = plan.forms.get(values) or plan.form(values, amz)
+                    # `Form`: hash states over the bytes they fix); the body's hash, the
+                    # canonical request's hash and the HMAC are computed for each request.
+                    if method != plan.method or path != plan.path:
+                        form = None
+                    elif values == plan.last_values:  # concurrent clients sign within the same second
+                        form = plan.last_form
                     else:
-                        form = plan.form(values, amz, method, path)
+                        form = plan.forms.get(values)
+                        if form is not None:
+                            plan.last_values, plan.last_form = values, form
+                    made = form is None
+                    if made:
+                        form = plan.form(values, headers.get(b"x-amz-date"), method, path)
                     if (
                         form is not None
                         and form.earliest <= wall_now() <= form.latest
@@ -108,11 +115,15 @@ class Authenticator:
                             or _token_matches(plan.principal, headers)
                         )
                     ):
-                        mac = plan.inner.copy()
-                        mac.update(form.to_sign + hexlify(sha256(form.head + hexlify(sha256(body).digest())).digest()))
+                        canonical = form.canonical.copy()
+                        canonical.update(hexlify(sha256(body).digest()))
+                        mac = form.inner.copy()
+                        mac.update(hexlify(canonical.digest()))
                         final = plan.outer.copy()
                         final.update(mac.digest())
-                        if hmac.compare_digest(hexlify(final.digest()), raw[-64:]):
+                        if compare_digest(hexlify(final.digest()), raw[-64:]):
+                            if made:
+                                plan.remember(values, form, method, path)
                             return plan.principal
         auth = parse_authorization(headers, self.region, wall_now())
         principal = self.principals.by_key.get(auth.access_key)

@@ -138,6 +138,8 @@ class Plan:
     template: bytes = b""
     #: Signed header values (as sent) -> Form, for requests to (method, path).
     forms: dict[tuple[bytes, ...], Form] = field(default_factory=dict)
+    last_values: tuple[bytes, ...] = ()  # the values of the form last used, tried first (no hash)
+    last_form: Form | None = None
 
     def template_for(self, method: str, path: bytes) -> bytes:
         """The canonical request's template for this method and path (the first one is kept here)."""
@@ -146,51 +148,65 @@ class Plan:
             self.method, self.path, self.template = method, path, template
         return template
 
-    def form(self, values: tuple[bytes, ...], amz: bytes, method: str = "", path: bytes = b"") -> Form | None:
-        """What these signed values fix; None when X-Amz-Date is not this plan's (or not signed).
+    def form(self, values: tuple[bytes, ...], amz: bytes | None, method: str, path: bytes) -> Form | None:
+        """What these signed values fix; None when X-Amz-Date is missing, not this plan's, or not signed.
 
-        Remembered for the first (method, path) seen, whose template is
-        `self.template` (the caller passes no method): clients repeat the
-        values but for X-Amz-Date (once a second) and X-Amz-Target (per
-        operation), so few distinct ones come by, and the bound keeps a
-        flood of made-up ones from holding memory. Another (method, path)
-        gets its form made each time.
+        Made, not remembered: `remember` keeps it once a request with it
+        has verified, so that only a holder of the secret adds forms.
         """
-        seconds = amz_seconds(amz)
-        if seconds is None or not amz.startswith(self.day) or b"x-amz-date" not in self.names:
+        if amz is None or b"x-amz-date" not in self.names:
             return None  # the general path says what is wrong (or verifies an unsigned date)
+        seconds = amz_seconds(amz)
+        if seconds is None or not amz.startswith(self.day):
+            return None
         joined = b" ".join(values)
         if b" ".join(joined.split()) != joined:
             # SigV4 trims each value and collapses runs of whitespace.
             values_signed = tuple([b" ".join(value.split()) for value in values])
         else:
             values_signed = values
-        form = Form(
-            (self.template_for(method, path) if method else self.template) % values_signed,
-            b"AWS4-HMAC-SHA256\n" + amz + self.middle,
+        inner = self.inner.copy()
+        inner.update(b"AWS4-HMAC-SHA256\n" + amz + self.middle)
+        return Form(
+            sha256(self.template_for(method, path) % values_signed),
+            inner,
             float(seconds - MAX_SKEW_SECONDS),  # floats: compared with wall time, no int-float compare
             float(seconds + MAX_SKEW_SECONDS),
         )
-        if method:
-            return form
-        if len(self.forms) >= 256:
-            self.forms.clear()
-        self.forms[values] = form
-        return form
+
+    def remember(self, values: tuple[bytes, ...], form: Form, method: str, path: bytes) -> None:
+        """Keep a form that verified a request, for the plan's first (method, path) only.
+
+        Clients repeat the signed values but for X-Amz-Date (once a second)
+        and X-Amz-Target (per operation), so few distinct ones are current;
+        the bound keeps a client cycling through values from holding memory.
+        """
+        if method == self.method and path == self.path:
+            if len(self.forms) >= MAX_FORMS:
+                self.forms.clear()
+            self.forms[values] = form
+            self.last_values, self.last_form = values, form
+
+
+MAX_FORMS = 64
+"""Forms a plan keeps: those of the current second's operations, with room to spare."""
 
 
 @dataclass(frozen=True, slots=True)
 class Form:
-    """What one set of signed header values fixes: all but the body's hash and the HMAC.
+    """What one set of signed header values fixes: all but the body's hash and what follows it.
 
-    A pure function of the bytes signed (nothing of a signature): the
-    canonical request up to the body's hash, the string to sign up to the
-    canonical request's hash, and the window of wall time X-Amz-Date is
-    good for.
+    The canonical request up to the body's hash and the string to sign up to
+    the canonical request's hash are the same bytes for every request with
+    these values, so both are kept as SHA-256 states that have absorbed them
+    (as the signing key's HMAC pads are): a request's hashes continue from
+    them over its own body's hash, then its canonical request's hash, then
+    the HMAC's outer hash, and its signature is compared. Nothing of a
+    signature is kept. Also the window of wall time X-Amz-Date is good for.
     """
 
-    head: bytes  # the canonical request less the body's hash
-    to_sign: bytes  # the string to sign less the canonical request's hash
+    canonical: Any  # SHA-256 having absorbed the canonical request less the body's hash
+    inner: Any  # the HMAC's inner SHA-256 having absorbed the string to sign less the hash
     earliest: float  # wall time in [earliest, latest]: X-Amz-Date within 15 minutes
     latest: float
 
