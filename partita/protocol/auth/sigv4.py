@@ -122,7 +122,6 @@ class Plan:
     """
 
     prefix: bytes  # the header less its signature
-    length: int  # the header's length
     principals: Any  # the principals mapping it was made from (a reload makes it stale)
     principal: Any
     day: bytes  # the scope's date, which X-Amz-Date must begin with
@@ -235,7 +234,7 @@ def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
         values = itemgetter(*names)
     inner, outer = signing_pads(principal.secret, scope)
     token = None if principal.session_token is None else principal.session_token.encode()
-    return Plan(raw[:-64], len(raw), principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
+    return Plan(raw[:-64], principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
                 inner, outer)
 
 
