@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,76 @@ def test_a_header_sent_twice_is_signed_over_its_values_joined(auth: Authenticato
     last_only = {k: v for k, v in headers.items() if not k.startswith(b"\x00")}
     with pytest.raises(InvalidSignatureException):
         auth.verify("POST", b"/", last_only, body)
+
+
+def _plan(auth: Authenticator, headers: dict[bytes, bytes]) -> sigv4.Plan:
+    return auth._plans[headers[b"authorization"][:-64]]
+
+
+def test_remembered_forms_hold_no_signature(auth: Authenticator) -> None:
+    """What the signed values fix is remembered (sigv4.Form); each request is still hashed and HMAC'd."""
+    sent, headers = signed("admin", BODY)
+    for _ in range(3):  # the first request makes the form, the next ones use it
+        assert auth.verify("POST", sent, headers, BODY).name == "admin"
+    assert list(_plan(auth, headers).forms) == [itemgetter(*_plan(auth, headers).names)(headers)]
+    with pytest.raises(InvalidSignatureException):
+        auth.verify("POST", sent, headers, BODY + b" ")  # same signed headers, another body
+    signature = headers[b"authorization"][-64:]
+    flipped = b"%x" % ((int(signature[-1:], 16) + 1) % 16)
+    tampered = {**headers, b"authorization": headers[b"authorization"][:-1] + flipped}
+    with pytest.raises(InvalidSignatureException):
+        auth.verify("POST", sent, tampered, BODY)
+    other_body = json.dumps({"TableName": "t", "Key": {"pk": {"S": "b"}}}).encode()
+    _, again = signed("admin", other_body)
+    if again[b"x-amz-date"] == headers[b"x-amz-date"]:  # the same second: the form is shared
+        assert auth.verify("POST", sent, again, other_body).name == "admin"
+        with pytest.raises(InvalidSignatureException):
+            auth.verify("POST", sent, {**again, b"authorization": headers[b"authorization"]}, other_body)
+
+
+def test_a_remembered_form_expires(auth: Authenticator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The form keeps X-Amz-Date's window, and every request is judged against the wall clock."""
+    import partita.protocol.auth as auth_module
+
+    sent, headers = signed("admin", BODY)
+    assert auth.verify("POST", sent, headers, BODY).name == "admin"
+    assert auth.verify("POST", sent, headers, BODY).name == "admin"
+    now = auth_module.wall_now()
+    monkeypatch.setattr(auth_module, "wall_now", lambda: now + 16 * 60)
+    with pytest.raises(InvalidSignatureException, match="^Signature expired: "):
+        auth.verify("POST", sent, headers, BODY)
+    monkeypatch.setattr(auth_module, "wall_now", lambda: now - 16 * 60)
+    with pytest.raises(InvalidSignatureException, match="^Signature not yet current: "):
+        auth.verify("POST", sent, headers, BODY)
+
+
+def test_one_client_on_two_paths(auth: Authenticator) -> None:
+    """Forms are remembered for the first (method, path) of a header; another path is made each time."""
+    first, headers = signed("admin", BODY)
+    second, other = signed("admin", BODY, "/some/path")
+    for _ in range(2):
+        assert auth.verify("POST", first, headers, BODY).name == "admin"
+        assert auth.verify("POST", second, other, BODY).name == "admin"
+        with pytest.raises(InvalidSignatureException):
+            auth.verify("POST", first, other, BODY)  # signed for the other path
+        with pytest.raises(InvalidSignatureException):
+            auth.verify("POST", second, other, BODY + b" ")
+
+
+def test_forms_are_bounded(auth: Authenticator) -> None:
+    plan = None
+    for i in range(sigv4.MAX_FORMS * 2 + 5):
+        sent, headers = signed("admin", BODY, extra={"X-Amz-Target": f"DynamoDB_20120810.Op{i}"})
+        assert auth.verify("POST", sent, headers, BODY).name == "admin"
+        plan = _plan(auth, headers)
+    assert plan is not None and 0 < len(plan.forms) <= sigv4.MAX_FORMS
+
+
+def test_only_a_verified_request_leaves_a_form(auth: Authenticator) -> None:
+    """A plan needs a known key id but no signature: forms, which hold header values, need one."""
+    sent, headers = signed("admin", BODY)
+    with pytest.raises(InvalidSignatureException):
+        auth.verify("POST", sent, headers, BODY + b" ")
+    assert _plan(auth, headers).forms == {}
+    assert auth.verify("POST", sent, headers, BODY).name == "admin"
+    assert len(_plan(auth, headers).forms) == 1

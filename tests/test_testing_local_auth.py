@@ -94,3 +94,42 @@ def test_https_in_process_with_auth(tmp_path: Path) -> None:
         assert _error(excinfo)[0] == "InvalidSignatureException"
     with pytest.raises(ValueError, match="go together"):
         local(tls_cert=cert).start()
+
+
+def test_a_reload_forgets_remembered_decisions(tmp_path: Path) -> None:
+    """Decisions (and the bound authorizer) are remembered per principal; a reload makes new ones."""
+    admin = user("admin", *ALLOW_ALL["Statement"])
+    reader = {"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": "*"}
+    path = write_auth(tmp_path / "auth.json", admin, user("app", reader))
+    with local(auth=path) as server:
+        server.client(**_keys("admin")).create_table(
+            TableName="tbl", BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        app = server.client(**_keys("app"))
+        for _ in range(2):  # the second is answered from the remembered decision
+            assert "Item" not in app.get_item(TableName="tbl", Key={"pk": {"S": "a"}})
+        write_auth(path, admin, user("app", {**reader, "Action": ["dynamodb:PutItem"]}))
+        assert server.reload_auth()
+        with pytest.raises(ClientError) as excinfo:
+            app.get_item(TableName="tbl", Key={"pk": {"S": "a"}})
+        assert _error(excinfo) == ("AccessDeniedException",
+                                   "User: arn:aws:iam::000000000000:user/app is not authorized to perform: "
+                                   "dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/tbl "
+                                   "because no identity-based policy allows the dynamodb:GetItem action")
+        app.put_item(TableName="tbl", Item={"pk": {"S": "a"}})
+
+
+def test_a_conditioned_statement_is_evaluated_for_every_request(tmp_path: Path) -> None:
+    tenant = {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+              "Condition": {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["${aws:username}"]}}}
+    path = write_auth(tmp_path / "auth.json", user("admin", *ALLOW_ALL["Statement"]), user("t1", tenant))
+    with local(auth=path) as server:
+        server.client(**_keys("admin")).create_table(
+            TableName="tbl", BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        t1 = server.client(**_keys("t1"))
+        for _ in range(2):
+            assert "Item" not in t1.get_item(TableName="tbl", Key={"pk": {"S": "t1"}})
+            with pytest.raises(ClientError) as excinfo:
+                t1.get_item(TableName="tbl", Key={"pk": {"S": "t2"}})
+            assert _error(excinfo)[0] == "AccessDeniedException"

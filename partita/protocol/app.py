@@ -320,7 +320,9 @@ class PartitaApp:
             _check_auth(headers)
             return handle(self.engine, operation, request, service, headers.get(b"host"))
         principal = self.auth.verify("POST", path, headers, body if raw is None else raw)
-        authorize = partial(self.auth.authorize, principal, self.engine)
+        authorize = principal.authorizer  # made once per principal (a reload makes new principals)
+        if authorize is None or authorize.args[1] is not self.engine:
+            authorize = principal.authorizer = partial(self.auth.authorize, principal, self.engine)
         return handle(self.engine, operation, request, service, headers.get(b"host"), authorize)
 
 

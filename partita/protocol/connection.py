@@ -444,13 +444,12 @@ class SigningConnection(HttpConnection):
     def on_header(self, name: bytes, value: bytes) -> None:
         key = name.lower()
         headers = self._headers
-        previous = headers.get(key)
+        if key in headers:  # an operator, not a method call: this runs for every header
+            note_repeated(headers, key, headers[key], value)
         headers[key] = value
-        if previous is not None:
-            note_repeated(headers, key, previous, value)
 
     def on_headers_complete(self) -> None:
         if self._url.startswith(b"/console") and self._transport is not None:
             peer = self._transport.get_extra_info("peername")
             self._headers[PEER] = str(peer[0] if isinstance(peer, tuple) else peer or "").encode("latin-1", "replace")
-        super().on_headers_complete()
+        HttpConnection.on_headers_complete(self)  # not super(): no proxy object per request

@@ -13,6 +13,7 @@ import hmac
 import time
 from binascii import hexlify
 from hashlib import sha256
+from hmac import compare_digest
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +34,10 @@ from .policies import (
 )
 from .principals import AuthFileError, Principal, Principals
 from .sigv4 import (
-    _AMZ_SECONDS,
-    MAX_SKEW_SECONDS,
     REPEATED,
     SERVICE,
     TERMINATOR,
     Plan,
-    amz_seconds,
     make_plan,
     parse_authorization,
     verify_signature,
@@ -76,53 +74,55 @@ class Authenticator:
         in DynamoDB's order.
         """
         raw = headers.get(b"authorization")
-        amz = headers.get(b"x-amz-date")
-        if raw is not None and amz is not None and REPEATED not in headers:
-            plan = self._last  # one client's header prefix repeats: no slice or hash to find it
-            if (
-                plan is None
-                or not raw.startswith(plan.prefix)
-                or len(raw) != plan.length
-                or plan.principals is not self.principals.by_raw_key
-            ):
-                plan = self._plans.get(raw[:-64])
+        if raw is not None and REPEATED not in headers:
+            # One client's header prefix repeats: the last plan is tried by one compare (a
+            # slice and == cost less than startswith's argument parsing; equal prefixes
+            # imply equal lengths).
+            prefix = raw[:-64]
+            plan = self._last
+            if plan is None or prefix != plan.prefix or plan.principals is not self.principals.by_raw_key:
+                plan = self._plans.get(prefix)
                 if plan is None or plan.principals is not self.principals.by_raw_key:
                     plan = self._plan(raw)
                 self._last = plan
             if plan is not None:
-                seconds = _AMZ_SECONDS.get(amz) or amz_seconds(amz)
-                now = wall_now()
-                if (
-                    seconds is not None
-                    and now - MAX_SKEW_SECONDS <= seconds <= now + MAX_SKEW_SECONDS
-                    and amz.startswith(plan.day)
-                    and (
-                        plan.token is None and b"x-amz-security-token" not in headers
-                        or _token_matches(plan.principal, headers)
-                    )
-                ):
-                    # The canonical request, string to sign and HMAC (sigv4.py), inline:
-                    # this runs on every request.
-                    if method == plan.method and path == plan.path:
-                        template = plan.template
+                try:
+                    values = plan.values(headers)
+                except KeyError:
+                    values = None  # a signed header is missing: the general path says so
+                if values is not None:
+                    # The canonical request, string to sign and HMAC (sigv4.py), inline: this
+                    # runs on every request. What the signed values fix is remembered (a
+                    # `Form`: hash states over the bytes they fix); the body's hash, the
+                    # canonical request's hash and the HMAC are computed for each request.
+                    if method != plan.method or path != plan.path:
+                        form = None
+                    elif values == plan.last_values:  # concurrent clients sign within the same second
+                        form = plan.last_form
                     else:
-                        template = plan.template_for(method, path)
-                    try:
-                        values = plan.values(headers)
-                    except KeyError:
-                        values = None  # a signed header is missing: the general path says so
-                    if values is not None:
-                        # SigV4 trims each value and collapses runs of whitespace; one
-                        # test over all of them finds a value that needs it.
-                        joined = b" ".join(values)
-                        if b" ".join(joined.split()) != joined:
-                            values = tuple([b" ".join(value.split()) for value in values])
-                        canonical = template % (*values, hexlify(sha256(body).digest()))
-                        mac = plan.inner.copy()
-                        mac.update(b"AWS4-HMAC-SHA256\n" + amz + plan.middle + hexlify(sha256(canonical).digest()))
+                        form = plan.forms.get(values)
+                        if form is not None:
+                            plan.last_values, plan.last_form = values, form
+                    made = form is None
+                    if made:
+                        form = plan.form(values, headers.get(b"x-amz-date"), method, path)
+                    if (
+                        form is not None
+                        and form.earliest <= wall_now() <= form.latest
+                        and (
+                            plan.token is None and b"x-amz-security-token" not in headers
+                            or _token_matches(plan.principal, headers)
+                        )
+                    ):
+                        canonical = form.canonical.copy()
+                        canonical.update(hexlify(sha256(body).digest()))
+                        mac = form.inner.copy()
+                        mac.update(hexlify(canonical.digest()))
                         final = plan.outer.copy()
                         final.update(mac.digest())
-                        if hmac.compare_digest(hexlify(final.digest()), raw[-64:]):
+                        if compare_digest(hexlify(final.digest()), raw[-64:]):
+                            if made:
+                                plan.remember(values, form, method, path)
                             return plan.principal
         auth = parse_authorization(headers, self.region, wall_now())
         principal = self.principals.by_key.get(auth.access_key)

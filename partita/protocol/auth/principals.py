@@ -62,6 +62,9 @@ class Principal:
     #: (operation, table, index) -> (decision, action, resource), for single-table requests
     #: on tables without a resource policy (`partita.api.authorize.plain_check_key`).
     plain: dict[tuple[str, str, Any], tuple[str | None, str, str]] = field(default_factory=dict)
+    #: `Authenticator.authorize` bound to this principal and an engine (a `functools.partial`),
+    #: which the protocol layer passes to dispatch: made once, not per request.
+    authorizer: Any = None
 
     def __repr__(self) -> str:  # never show the secret
         return f"Principal({self.arn})"

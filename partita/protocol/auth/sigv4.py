@@ -24,7 +24,7 @@ import time
 from binascii import hexlify
 from calendar import monthrange, timegm
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import parsedate_tz
 from functools import lru_cache
 from hashlib import sha256
@@ -122,7 +122,6 @@ class Plan:
     """
 
     prefix: bytes  # the header less its signature
-    length: int  # the header's length
     principals: Any  # the principals mapping it was made from (a reload makes it stale)
     principal: Any
     day: bytes  # the scope's date, which X-Amz-Date must begin with
@@ -133,9 +132,13 @@ class Plan:
     token: bytes | None  # the principal's session token
     inner: Any  # the signing key's HMAC states
     outer: Any
-    method: str = ""  # the (method, path) `template` is for
+    method: str = ""  # the (method, path) `template` and `forms` are for
     path: bytes = b""
     template: bytes = b""
+    #: Signed header values (as sent) -> Form, for requests to (method, path).
+    forms: dict[tuple[bytes, ...], Form] = field(default_factory=dict)
+    last_values: tuple[bytes, ...] = ()  # the values of the form last used, tried first (no hash)
+    last_form: Form | None = None
 
     def template_for(self, method: str, path: bytes) -> bytes:
         """The canonical request's template for this method and path (the first one is kept here)."""
@@ -143,6 +146,68 @@ class Plan:
         if not self.method:
             self.method, self.path, self.template = method, path, template
         return template
+
+    def form(self, values: tuple[bytes, ...], amz: bytes | None, method: str, path: bytes) -> Form | None:
+        """What these signed values fix; None when X-Amz-Date is missing, not this plan's, or not signed.
+
+        Made, not remembered: `remember` keeps it once a request with it
+        has verified, so that only a holder of the secret adds forms.
+        """
+        if amz is None or b"x-amz-date" not in self.names:
+            return None  # the general path says what is wrong (or verifies an unsigned date)
+        seconds = amz_seconds(amz)
+        if seconds is None or not amz.startswith(self.day):
+            return None
+        joined = b" ".join(values)
+        if b" ".join(joined.split()) != joined:
+            # SigV4 trims each value and collapses runs of whitespace.
+            values_signed = tuple([b" ".join(value.split()) for value in values])
+        else:
+            values_signed = values
+        inner = self.inner.copy()
+        inner.update(b"AWS4-HMAC-SHA256\n" + amz + self.middle)
+        return Form(
+            sha256(self.template_for(method, path) % values_signed),
+            inner,
+            float(seconds - MAX_SKEW_SECONDS),  # floats: compared with wall time, no int-float compare
+            float(seconds + MAX_SKEW_SECONDS),
+        )
+
+    def remember(self, values: tuple[bytes, ...], form: Form, method: str, path: bytes) -> None:
+        """Keep a form that verified a request, for the plan's first (method, path) only.
+
+        Clients repeat the signed values but for X-Amz-Date (once a second)
+        and X-Amz-Target (per operation), so few distinct ones are current;
+        the bound keeps a client cycling through values from holding memory.
+        """
+        if method == self.method and path == self.path:
+            if len(self.forms) >= MAX_FORMS:
+                self.forms.clear()
+            self.forms[values] = form
+            self.last_values, self.last_form = values, form
+
+
+MAX_FORMS = 64
+"""Forms a plan keeps: those of the current second's operations, with room to spare."""
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """What one set of signed header values fixes: all but the body's hash and what follows it.
+
+    The canonical request up to the body's hash and the string to sign up to
+    the canonical request's hash are the same bytes for every request with
+    these values, so both are kept as SHA-256 states that have absorbed them
+    (as the signing key's HMAC pads are): a request's hashes continue from
+    them over its own body's hash, then its canonical request's hash, then
+    the HMAC's outer hash, and its signature is compared. Nothing of a
+    signature is kept. Also the window of wall time X-Amz-Date is good for.
+    """
+
+    canonical: Any  # SHA-256 having absorbed the canonical request less the body's hash
+    inner: Any  # the HMAC's inner SHA-256 having absorbed the string to sign less the hash
+    earliest: float  # wall time in [earliest, latest]: X-Amz-Date within 15 minutes
+    latest: float
 
 
 def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
@@ -169,7 +234,7 @@ def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
         values = itemgetter(*names)
     inner, outer = signing_pads(principal.secret, scope)
     token = None if principal.session_token is None else principal.session_token.encode()
-    return Plan(raw[:-64], len(raw), principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
+    return Plan(raw[:-64], principals, principal, scope[:8], b"\n" + scope + b"\n", signed, names, values, token,
                 inner, outer)
 
 
@@ -361,7 +426,7 @@ def canonical_request(
     get = headers.get
     if REPEATED in headers:
         get = lambda name, default: headers.get(b"\x00" + name) or headers.get(name, default)  # noqa: E731
-    return template % (*[b" ".join(get(name, b"").split()) for name in names], hexlify(sha256(body).digest()))
+    return template % tuple([b" ".join(get(name, b"").split()) for name in names]) + hexlify(sha256(body).digest())
 
 
 def _cached_template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
@@ -379,11 +444,11 @@ _TEMPLATES: dict[tuple[str, bytes, bytes], bytes] = {}
 
 
 def _template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
-    """Method, URI, query, `name:%b` per signed header, the signed list, `%b` for the body's hash."""
+    """Method, URI, query, `name:%b` per signed header, the signed list; the body's hash follows."""
     raw_path, _, query = path.partition(b"?")
     head = b"\n".join((method.encode("latin-1"), _canonical_uri(raw_path), _canonical_query(query), b""))
     lines = b"\n".join(name.replace(b"%", b"%%") + b":%b" for name in names)
-    return head.replace(b"%", b"%%") + lines + b"\n\n" + signed.replace(b"%", b"%%") + b"\n%b"
+    return head.replace(b"%", b"%%") + lines + b"\n\n" + signed.replace(b"%", b"%%") + b"\n"
 
 
 @lru_cache(maxsize=256)
