@@ -1,6 +1,6 @@
 """In-process: the CPU one write costs on the on-disk SQLite store, through the real HTTP path and group commit.
 
-Run: .venv/bin/python bench/disk_write_cost.py [put|update|batch] [N]
+Run: .venv/bin/python bench/disk_write_cost.py [put|update|batch] [N] [ITEMS]
 
 Requests like bench/run.py's (random preloaded keys, ~100-byte items) go
 through `HttpConnection.data_received` on 8 connections, one request each
@@ -85,6 +85,8 @@ def raw(operation: str, payload: dict[str, Any]) -> bytes:
 def main() -> None:
     kind = sys.argv[1] if len(sys.argv) > 1 else "put"
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 4000
+    global ITEMS
+    ITEMS = int(sys.argv[3]) if len(sys.argv) > 3 else ITEMS
     engine = Engine(open_store(Path(tempfile.mkdtemp(prefix="partita-disk-cost-"))), background=False)
     engine.tables.create({"TableName": "bench", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
                           "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],

@@ -219,6 +219,7 @@ class SQLiteStore(LockedStore):
         self._announced = False  # the server was told to hold answers and commit
         self._committing = False  # commit_group is running (its reruns write under the lock)
         self._group_open = False  # the group transaction is open (this process holds the write lock)
+        self._reading = False  # the optimistic reads' transaction is open
         self._group_writes = 0
         self._group_lost = False
         #: The turn's optimistic writes not yet checked and stored, by request, and their rows merged.
@@ -244,6 +245,10 @@ class SQLiteStore(LockedStore):
         with self._lock:
             return self._point_view().get_weighted(key)
 
+    # The optimistic reads' transaction is open only while writes of the turn
+    # wait (`_units`): the server's thread settles them before reading
+    # outside a write; another thread ends it and reads the committed state.
+
     def range(
         self,
         start: bytes,
@@ -267,8 +272,11 @@ class SQLiteStore(LockedStore):
             if type(active) is OptimisticWriter:
                 return active  # a read through the store inside a write: recorded like the write's own
             active.flush()
-        elif self._units and threading.get_ident() == self._group_thread:
-            self._settle(self._current_unit())
+        elif self._units:
+            if threading.get_ident() == self._group_thread:
+                self._settle(self._current_unit())
+            else:
+                self._end_reading()
         return self._reader
 
     def _settle_for_read(self) -> None:
@@ -282,8 +290,11 @@ class SQLiteStore(LockedStore):
         if type(active) is OptimisticWriter:
             active.lock_in()
         self._flush_active()
-        if self._units and threading.get_ident() == self._group_thread:
-            self._settle(self._current_unit())
+        if self._units:
+            if threading.get_ident() == self._group_thread:
+                self._settle(self._current_unit())
+            else:
+                self._end_reading()
 
     # group commit
 
@@ -333,6 +344,7 @@ class SQLiteStore(LockedStore):
                 self._abort_group()
                 raise
             finally:
+                self._end_reading()
                 self._committing = False
                 self._announced = False
                 self._units = []
@@ -357,18 +369,32 @@ class SQLiteStore(LockedStore):
                 return units[-1]
         return None
 
-    def _optimistic_writer(self) -> OptimisticWriter:
-        unit = self._current_unit()
-        if unit is None:
-            if len(self._units) >= GROUP_LIMIT:
-                self._settle(None)
-                self._close_group()
-            if self._seq_start is None:
-                self._seq_start = self._seq.read()  # before the turn's first read
+    def _optimistic_writer(self, token: object) -> OptimisticWriter:
+        units = self._units
+        if units and units[-1].token is token:
+            return OptimisticWriter(self, units[-1])  # the request's earlier writes made its unit
+        if len(units) >= GROUP_LIMIT:
+            self._settle(None)
+            self._close_group()
+        if self._seq_start is None:
+            self._seq_start = self._seq.read()  # before the turn's first read
+        if not self._announced:
             self._announce()
-            unit = Unit(self._token())
-            self._units.append(unit)
+        unit = Unit(token)
+        self._units.append(unit)
         return OptimisticWriter(self, unit)
+
+    def _begin_reading(self) -> None:
+        """One read transaction for the turn's optimistic reads (a statement alone opens and ends one each)."""
+        self._db.execute("BEGIN")
+        self._reading = True
+
+    def _end_reading(self) -> None:
+        """End the optimistic reads' transaction before anything else uses the connection."""
+        if self._reading:
+            self._reading = False
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
 
     def _settle(self, current: Unit | None) -> None:
         """Take the write lock and bring the turn's optimistic writes into the group transaction.
@@ -413,6 +439,7 @@ class SQLiteStore(LockedStore):
     def _open_group(self) -> None:
         self._lock.acquire()  # held until the commit: other threads wait for it
         try:
+            self._end_reading()
             self._take_turn()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -510,6 +537,7 @@ class SQLiteStore(LockedStore):
                 # and the answer waits for its commit.
                 yield self._reader
                 return
+            self._end_reading()
             self._db.execute("BEGIN")
             try:
                 yield Reader(self._db)
@@ -519,18 +547,15 @@ class SQLiteStore(LockedStore):
     def write(
         self, transactional: bool = False, exclusive: bool = False
     ) -> AbstractContextManager[WriteTxn]:
-        if (
-            not transactional
-            and not exclusive
-            and self._group_thread is not None
-            and self._group_thread == threading.get_ident()
-        ):
+        if not transactional and not exclusive and self._group_thread == threading.get_ident():
             active = self._active
-            if self._group_open or self._committing or active is not None or self._token() is None:
-                if type(active) is OptimisticWriter:
-                    active.lock_in()  # a write nested in a write runs under the lock
-                return GroupedWrite(self)
-            return OptimisticWrite(self)
+            if not self._group_open and not self._committing and active is None:
+                token = self._token()
+                if token is not None:
+                    return OptimisticWrite(self, token)
+            elif type(active) is OptimisticWriter:
+                active.lock_in()  # a write nested in a write runs under the lock
+            return GroupedWrite(self)
         return self._own_write(transactional, exclusive)
 
     @contextmanager
@@ -540,6 +565,7 @@ class SQLiteStore(LockedStore):
             if self._group_thread is not None and self._group_thread == threading.get_ident():
                 self._settle_for_read()
                 self._close_group()
+            self._end_reading()
             self._take_turn()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -594,6 +620,7 @@ class SQLiteStore(LockedStore):
         with self._lock:
             if self._group_open and self._group_thread == threading.get_ident():
                 self._close_group()
+            self._end_reading()
             if self._checkpointer is not None:
                 self._checkpointer.close()
                 self._checkpointer = None

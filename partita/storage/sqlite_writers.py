@@ -2,8 +2,10 @@
 
 Group commit (see storage/sqlite.py) has two modes on the server's thread.
 Optimistic, the default: a write runs with no lock at all, reading the
-committed state (WAL readers take no lock) and keeping its rows in Python
-(`OptimisticWriter`); it records every row it read and what it saw. At the
+committed state (WAL readers take no lock; one read transaction serves the
+turn's writes, as a statement outside one would open and close its own) and
+keeping its rows in Python (`OptimisticWriter`); it records every row it
+read and what it saw. At the
 end of the event-loop turn the store takes the write lock, checks that
 every row the turn's writes read is still what they saw, stores their rows
 and commits: the lock is held for that SQLite work only, so a second worker
@@ -339,6 +341,9 @@ class OptimisticWriter(WriteTxn):
             return
         if len(keys) > MAX_PREFETCH:
             return
+        store = self._store
+        if not store._reading:
+            store._begin_reading()
         found = {k: (v, w) for k, v, w in self._db.execute(prefetch_sql(len(keys)), keys)}
         self.fetched = {key: found.get(key) for key in keys}
 
@@ -366,6 +371,9 @@ class OptimisticWriter(WriteTxn):
             if fetched is not None and key in fetched:
                 seen = fetched[key]
             else:
+                store = self._store
+                if not store._reading:
+                    store._begin_reading()
                 seen = self._db.execute(GET, (key,)).fetchone()
         reads[key] = seen
         return seen
@@ -407,16 +415,17 @@ class OptimisticWriter(WriteTxn):
 class OptimisticWrite:
     """The context of one optimistic write (a class, not a generator: it runs on every write)."""
 
-    __slots__ = ("_store", "_writer")
+    __slots__ = ("_store", "_token", "_writer")
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: SQLiteStore, token: object) -> None:
         self._store = store
+        self._token = token
 
     def __enter__(self) -> OptimisticWriter:
         store = self._store
         store._lock.acquire()
         try:
-            self._writer = writer = store._optimistic_writer()
+            self._writer = writer = store._optimistic_writer(self._token)
         except BaseException:
             store._lock.release()
             raise
