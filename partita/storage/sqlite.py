@@ -10,19 +10,20 @@ serializable, across threads and across worker processes sharing the file.
 
 Group commit: the HTTP server answers one request at a time on its event-loop
 thread, so writers cannot wait for each other inside the store. Instead the
-server `attach`es to the store: a plain write made on its thread then runs
-as a SAVEPOINT inside one transaction that stays open for the rest of the
-event-loop turn, and the server holds every answer made meanwhile (reads
-too: they may have seen the open transaction) until it calls
+server `attach`es to the store: the plain writes made on its thread during
+one event-loop turn form a group, and the server holds every answer made
+meanwhile (reads too: they may have seen the group's writes) until it calls
 `commit_group`. One COMMIT then covers every write that arrived together,
-and no answer leaves before the commit that makes it durable. A write that
-fails rolls back to its own savepoint only.
+and no answer leaves before the commit that makes it durable. The writes
+run optimistically, without the write lock, and are checked at the commit
+(a request whose reads changed runs again); what cannot be checked moves
+the turn into a group transaction that holds the lock, each write in it
+undoable on its own (sqlite_writers.py describes both).
 """
 
 from __future__ import annotations
 
 import fcntl
-import mmap
 import os
 import sqlite3
 import threading
@@ -31,6 +32,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from .base import DutyLock, LockedStore, ReadView, Stale, Store, WriteTxn
+from .sqlite_files import Checkpointer, CommitSeq, Generation
 from .sqlite_writers import (
     Entry,
     GroupedWrite,
@@ -56,134 +58,11 @@ SQLite's default 4 KB halves those bytes. Measured in-process on the
 bench's BatchWriteItem (25 random ~130-byte rows a request), ~630 -> ~520 us
 of CPU a request; point reads and PutItem were unchanged within noise."""
 
-CHECKPOINT_SECONDS = 0.1
-"""How often the checkpointer thread copies the WAL into the database."""
-
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL, w INTEGER NOT NULL) WITHOUT ROWID"
-
-
-class _Generation:
-    """A counter shared by every process that opens one store.
-
-    Kept in a small memory-mapped file beside the database so reading it
-    costs no SQL statement; incremented under a file lock so no increment is
-    lost. In memory (one process) it is a plain integer.
-    """
-
-    def __init__(self, path: Path | None) -> None:
-        self._value = 0
-        self._file = None
-        self._map: mmap.mmap | None = None
-        if path is not None:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            if os.fstat(fd).st_size < 8:
-                os.ftruncate(fd, 8)
-            self._file = fd
-            self._map = mmap.mmap(fd, 8)
-
-    def read(self) -> int:
-        if self._map is None:
-            return self._value
-        return int.from_bytes(self._map[:8], "little")
-
-    def bump(self) -> None:
-        if self._map is None or self._file is None:
-            self._value += 1
-            return
-        fcntl.lockf(self._file, fcntl.LOCK_EX)
-        try:
-            self._map[:8] = (self.read() + 1).to_bytes(8, "little")
-        finally:
-            fcntl.lockf(self._file, fcntl.LOCK_UN)
-
-    def close(self) -> None:
-        if self._map is not None and self._file is not None:
-            self._map.close()
-            os.close(self._file)
-            self._map = None
 
 
 def _no_token() -> object | None:
     return None
-
-
-class _Checkpointer:
-    """Copies the WAL into the database from its own thread and connection.
-
-    SQLite's automatic checkpoint runs inside the COMMIT that crosses 1,000
-    WAL pages and fsyncs twice (synchronous=NORMAL syncs at checkpoints
-    only), so every few hundred commits one request stalled the event loop
-    for milliseconds. A PASSIVE checkpoint from another connection never
-    blocks writers (the GIL is released while SQLite works); the next writer
-    after a complete checkpoint starts the WAL over, so it does not grow.
-    Durability is unchanged: a commit is in the WAL before its answer leaves.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout=0")  # busy: another process is checkpointing
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="partita-checkpoint", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(CHECKPOINT_SECONDS):
-            try:
-                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            except sqlite3.Error:
-                continue
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._db.close()
-
-
-class _CommitSeq:
-    """A number every commit to the file moves, kept in the write-lock file (memory-mapped).
-
-    It lets a turn of optimistic writes skip re-reading what they read: if
-    no commit happened since their first read, every read saw the state the
-    commit applies to. A committer makes it odd before its COMMIT and even
-    after, both under the write lock, so a process killed between the two
-    leaves it odd and the next check re-reads instead of trusting it.
-    """
-
-    def __init__(self, fd: int | None) -> None:
-        self._value = 0
-        self._map: mmap.mmap | None = None
-        if fd is not None:
-            if os.fstat(fd).st_size < 8:
-                os.ftruncate(fd, 8)
-            self._map = mmap.mmap(fd, 8)
-
-    def read(self) -> int:
-        if self._map is None:
-            return self._value
-        return int.from_bytes(self._map[:8], "little")
-
-    def _set(self, value: int) -> None:
-        if self._map is None:
-            self._value = value
-        else:
-            self._map[:8] = value.to_bytes(8, "little")
-
-    def begin(self) -> None:
-        """About to commit (under the write lock)."""
-        value = self.read()
-        self._set(value + 1 if value % 2 == 0 else value + 2)
-
-    def end(self) -> None:
-        """Committed (still under the write lock)."""
-        self._set(self.read() + 1)
-
-    def unchanged_since(self, start: int) -> bool:
-        return start % 2 == 0 and self.read() == start
-
-    def close(self) -> None:
-        if self._map is not None:
-            self._map.close()
-            self._map = None
 
 
 class SQLiteStore(LockedStore):
@@ -196,18 +75,18 @@ class SQLiteStore(LockedStore):
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new database
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA wal_autocheckpoint=0")  # _Checkpointer does it
+            db.execute("PRAGMA wal_autocheckpoint=0")  # Checkpointer does it
         db.execute("PRAGMA busy_timeout=10000")
         db.execute(_SCHEMA)
-        self._checkpointer = None if path is None else _Checkpointer(path)
+        self._checkpointer = None if path is None else Checkpointer(path)
         self._db = db
         self._reader = Reader(db)
         # The server is single-threaded, but background duties and tests may
         # use the store from other threads; one connection needs one user.
         self._lock = threading.RLock()
-        self._generation = _Generation(None if path is None else path.with_suffix(".generation"))
+        self._generation = Generation(None if path is None else path.with_suffix(".generation"))
         self._turn_fd = None if path is None else os.open(path.with_suffix(".writelock"), os.O_RDWR | os.O_CREAT, 0o644)
-        self._seq = _CommitSeq(self._turn_fd)
+        self._seq = CommitSeq(self._turn_fd)
         self._duty_path = None if path is None else path.with_suffix(".duties")
         self._duties = DutyLock()
         # Group commit (module docstring): the server's thread and callbacks,
