@@ -1,4 +1,4 @@
-"""Running a request again when the store could not serialize it (PostgreSQL only).
+"""Running a request again when the store could not serialize it (PostgreSQL; SQLite's optimistic writes).
 
 A `Conflict` means the store rolled the request's transaction back and
 wrote nothing, so the request can run again from the start: it re-reads the
@@ -32,7 +32,7 @@ from ..engine.batch import BatchOps, WriteOutcome
 from ..engine.capacity import Consumed
 from ..engine.items import ItemAction
 from ..errors import DynamoDBError, ServiceUnavailable, TransactionConflictException
-from ..storage.base import CatalogMoved, Conflict, ItemInTransaction, Unavailable
+from ..storage.base import CatalogMoved, Conflict, ItemInTransaction, Stale, Unavailable
 
 #: Runs of one request before its conflict is reported (each a rolled-back transaction).
 ATTEMPTS = 16
@@ -79,6 +79,9 @@ def run(handler: Callable[[Any, dict[str, Any]], dict[str, Any]], engine: Any, r
             return handler(engine, request)
         except ItemInTransaction:
             raise TransactionConflictException(ONGOING) from None
+        except Stale:
+            if attempt == ATTEMPTS - 1:
+                raise TransactionConflictException(ONGOING) from None
         except Conflict:
             if attempt == ATTEMPTS - 1:
                 raise TransactionConflictException(ONGOING) from None
@@ -104,6 +107,8 @@ def write_batch(batch: BatchOps, actions: list[ItemAction]) -> list[WriteOutcome
             break  # held until that transaction ends: the other items need not wait for it
         except CatalogMoved:
             raise
+        except Stale:
+            continue  # now under the lock: it cannot go stale again
         except Conflict:
             if attempt < BATCH_ATTEMPTS - 1:
                 backoff.pause()

@@ -29,7 +29,7 @@ from .app import (
 from .auth.sigv4 import PEER, note_repeated
 
 if TYPE_CHECKING:
-    from .server import HttpServer
+    from .server import HttpServer, RequestToken
 
 log = logging.getLogger("partita.http")
 
@@ -286,11 +286,42 @@ class HttpConnection(asyncio.Protocol):
     def _answer(self, request: tuple[Any, ...]) -> None:
         _, method, headers, body, keep_alive, http10, url = request
         self._in_message = False
-        status, payload, content_type, extra = self._app.answer(method, headers, body, url)
-        close = not keep_alive or self._server.closing
-        self._write(status, payload, content_type, extra, close, http10, method == "HEAD")
+        server = self._server
+        server.answering = request  # names it to a group commit (server.RequestToken)
+        server.answering_connection = self
+        try:
+            status, payload, content_type, extra = self._app.answer(method, headers, body, url)
+        finally:
+            server.answering = None
+        close = not keep_alive or server.closing
+        token = server.token
+        if token is not None and token.request is request:
+            held = self._held
+            before = 0 if held is None else len(held)
+            self._write(status, payload, content_type, extra, close, http10, method == "HEAD")
+            held = self._held
+            token.index = before if held is not None and len(held) > before else -1
+            token.close = close
+        else:
+            self._write(status, payload, content_type, extra, close, http10, method == "HEAD")
         if close:
             self._finish()
+
+    def rerun(self, token: RequestToken) -> None:
+        """Answer a held request again (its write ran again at the group commit): the new answer replaces the old."""
+        held = self._held
+        request = token.request
+        if held is None or request is None or token.index >= len(held):
+            return
+        _, method, headers, body, _keep_alive, http10, url = request
+        server = self._server
+        server.answering = request
+        server.answering_connection = self
+        try:
+            status, payload, content_type, extra = self._app.answer(method, headers, body, url)
+        finally:
+            server.answering = None
+        held[token.index] = self._render(status, payload, content_type, extra, token.close, http10, method == "HEAD")
 
     def _write(
         self,
@@ -305,6 +336,22 @@ class HttpConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None:
             return
+        data = self._render(status, payload, content_type, extra, close, http10, head_only)
+        if self._server.holding:
+            self._hold(data)
+        else:
+            transport.write(data)
+
+    def _render(
+        self,
+        status: int,
+        payload: bytes,
+        content_type: bytes | None,
+        extra: Headers | None,
+        close: bool,
+        http10: bool,
+        head_only: bool,
+    ) -> bytes:
         parts = [
             _STATUS_LINES[status],
             response_head(payload, content_type, extra),
@@ -317,10 +364,7 @@ class HttpConnection(asyncio.Protocol):
         parts.append(b"\r\n")
         if not head_only:
             parts.append(payload)
-        if self._server.holding:
-            self._hold(b"".join(parts))
-        else:
-            transport.write(b"".join(parts))
+        return b"".join(parts)
 
     def _send(self, data: bytes) -> None:
         if self._server.holding:

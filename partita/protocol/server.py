@@ -20,13 +20,15 @@ What real and bad clients do, and what happens here:
 - pipelined requests are answered in order (each is answered as soon as it
   is parsed, so order is the parse order);
 - group commit: on a store that offers it (SQLite's `attach`), the first
-  write of an event-loop turn opens a transaction that the following
-  requests' writes join; from then on every answer is held (reads too: they
-  may have seen the open transaction) until the commit, which runs as the
-  next loop callback, after everything read in this turn was answered. An
-  answer therefore never leaves before its write is durable, answers on one
-  connection keep their order, and a failed commit aborts the connections
-  whose answers were held (nothing is acknowledged);
+  write of an event-loop turn begins a group that the following requests'
+  writes join; from then on every answer is held (reads too: they may have
+  seen the group's writes) until the commit, which runs as the next loop
+  callback, after everything read in this turn was answered. The store may
+  run a request again at the commit (its optimistic write read a row that
+  another process changed): its held answer is replaced (`RequestToken`).
+  An answer therefore never leaves before its write is durable, answers on
+  one connection keep their order, and a failed commit aborts the
+  connections whose answers were held (nothing is acknowledged);
 - chunked request bodies are de-chunked by the parser;
 - `Expect: 100-continue` gets `100 Continue`, or the 413 at once when the
   declared length is over the limit;
@@ -70,6 +72,24 @@ def _date_line() -> bytes:
     return b"date: " + formatdate(usegmt=True).encode("ascii") + b"\r\n"
 
 
+class RequestToken:
+    """Names one answered request to the store, so that a group commit can run it again.
+
+    The store's optimistic writes (storage/sqlite_writers.py) are checked at
+    the commit; one whose reads changed meanwhile is run again, under the
+    lock, and its held answer (`index` in its connection's held output) is
+    replaced before anything is sent.
+    """
+
+    __slots__ = ("connection", "request", "index", "close")
+
+    def __init__(self, connection: HttpConnection | None, request: tuple[Any, ...] | None) -> None:
+        self.connection = connection
+        self.request = request
+        self.index = -1  # where its answer is held (-1: not held, the connection is gone)
+        self.close = False
+
+
 class HttpServer:
     """Connections of one process, their sweep, and shutdown."""
 
@@ -103,6 +123,11 @@ class HttpServer:
         self._group: Any = store if hasattr(store, "attach") else None
         self.holding = False
         self.held: list[HttpConnection] = []
+        # The request being answered and its connection (set around every
+        # answer), and the token of the last request that wrote in a group.
+        self.answering: tuple[Any, ...] | None = None
+        self.answering_connection: HttpConnection | None = None
+        self.token: RequestToken | None = None
 
     async def start(self, sock: socket.socket) -> None:
         """Serve on an already bound, listening socket (the CLI binds it)."""
@@ -116,7 +141,7 @@ class HttpServer:
         )
         self._tick_handle = loop.call_later(_TICK, self._tick)
         if self._group is not None:
-            self._group.attach(self._group_opened)
+            self._group.attach(self._group_opened, self._token, self._rerun)
 
     async def wait_closed(self) -> None:
         """Return once shutdown() has run and every connection is gone."""
@@ -132,6 +157,21 @@ class HttpServer:
         self.holding = True
         self._loop.call_soon(self.commit_group)
 
+    def _token(self) -> RequestToken | None:
+        """The request being answered (None between requests: such a write runs under the lock)."""
+        request = self.answering
+        if request is None:
+            return None
+        token = self.token
+        if token is None or token.request is not request:
+            token = self.token = RequestToken(self.answering_connection, request)
+        return token
+
+    def _rerun(self, token: object) -> None:
+        assert isinstance(token, RequestToken)
+        if token.index >= 0 and token.connection is not None:
+            token.connection.rerun(token)
+
     def commit_group(self) -> None:
         """Commit the open group, then send what was held (or abort, if the commit failed)."""
         try:
@@ -140,6 +180,7 @@ class HttpServer:
             log.exception("group commit failed; aborting the connections waiting for it")
             committed = False
         self.holding = False
+        self.token = None
         held, self.held = self.held, []
         for connection in held:
             connection.release(committed)

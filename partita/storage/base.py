@@ -23,6 +23,14 @@ class Conflict(Exception):
     """
 
 
+class Stale(Conflict):
+    """A row this request read changed before its write could commit; nothing was written.
+
+    Raised by the SQLite store's optimistic writes, which are then under the
+    write lock: the request can run again at once, without a pause.
+    """
+
+
 class CatalogMoved(Conflict):
     """Another server changed the catalog since this one cached it: run the request again, as it is."""
 
