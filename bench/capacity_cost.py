@@ -167,7 +167,7 @@ class _DilatedTime:
     Under valgrind a request takes ~50x as long, so at wall time every lease
     would expire and every window roll between two requests of a partition;
     with the clock slowed by the same factor the meter sees the bench's
-    request rate. Only the clock module's `time.time` is replaced (a
+    request rate. Only the clock module's `time.time` and `cadence` are replaced (a
     library preload such as libfaketime costs more than the request and
     breaks timed waits); monotonic time, so the duty thread's ticks, stays real.
     """
@@ -179,12 +179,17 @@ class _DilatedTime:
     def time(self) -> float:
         return self._start + (time.time() - self._start) * self._speed
 
+    def monotonic(self) -> float:
+        return time.monotonic() * self._speed
+
 
 def serve_dilated(speed: float, argv: list[str]) -> None:
     import partita.engine.clock as clock
     from partita.cli import main as partita_main
 
-    clock.time = _DilatedTime(speed)  # type: ignore[assignment]
+    dilated = _DilatedTime(speed)
+    clock.time = dilated  # type: ignore[assignment]
+    clock.cadence = dilated.monotonic  # the meter's publish cadence: as often per request as unslowed
     sys.argv = ["partita", *argv]
     sys.exit(partita_main())
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from partita.engine.capacity.meter import LEASE_TTL, WRITE, Charge, Meter, Resource
+from partita.engine.capacity.leases import LEASE_SECONDS, LEASE_TTL
+from partita.engine.capacity.meter import PUBLISH_SECONDS, WRITE, Charge, Meter, Resource
 from partita.engine.capacity.partitions import even_starts
 from partita.errors import DynamoDBError
 
@@ -56,7 +57,7 @@ def test_two_processes_share_a_partition_ceiling_exactly(tmp_path: Path, units: 
     path = tmp_path / "partita.capacity"
     meters = [Meter(clock, path, True) for _ in range(2)]  # type: ignore[arg-type]
     pairs = [(m, _resource(True, 40_000.0)) for m in meters]
-    # A partition holds 1000 write units: leases (50 units each) move tokens, never create them.
+    # A partition holds 1000 write units: leases move tokens, never create them.
     assert _drain(pairs, units) * units == 1000.0
     clock.value += 1.0  # a second later the partition is full again; the leases have expired
     assert _drain(pairs, units) * units == 1000.0
@@ -74,10 +75,14 @@ def test_unspent_leases_return_to_the_bucket(tmp_path: Path) -> None:
     path = tmp_path / "partita.capacity"
     first, second = Meter(clock, path, True), Meter(clock, path, True)  # type: ignore[arg-type]
     mine, theirs = _resource(True, 40_000.0), _resource(True, 40_000.0)
-    first.charge([(mine, WRITE, 5, 1.0, None, b"")])  # the partition: 1000 - 1, and a lease of 50 taken out
-    assert _drain([(second, theirs)], 1.0) == 949  # the other process gets the rest, not the lease
-    clock.value += LEASE_TTL  # the lease expired unspent; the bucket refilled 500 meanwhile
-    first.publish()  # the tick gives the 50 back
-    assert _drain([(second, theirs)], 1.0) == 550  # without the return: 500
+    lease = LEASE_SECONDS * 1000  # of the partition's 1000 write units a second
+    first.charge([(mine, WRITE, 5, 1.0, None, b"")])  # the partition: 1000 - 1, and a lease taken out
+    assert _drain([(second, theirs)], 1.0) == 999 - lease  # the other process gets the rest, not the lease
+    # The publish before the lease's lapse takes it back unspent; the bucket refilled meanwhile.
+    clock.value += LEASE_TTL - PUBLISH_SECONDS
+    refilled = (LEASE_TTL - PUBLISH_SECONDS) * 1000
+    assert refilled + lease < 1000  # (else the bucket would be full either way)
+    first.publish()
+    assert _drain([(second, theirs)], 1.0) == refilled + lease  # without the return: refilled
     for meter in (first, second):
         meter.close()

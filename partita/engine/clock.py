@@ -27,6 +27,12 @@ def wall_now() -> float:
     return time.time()
 
 
+cadence = time.monotonic
+"""Real elapsed time, for cadences about the real world rather than the emulated one: how
+often a busy process publishes its capacity usage to the others (engine/capacity/meter.py).
+The C function itself, so that reading it costs the request path no Python call."""
+
+
 class Clock:
     def __init__(self, store: Store) -> None:
         self._store = store

@@ -15,14 +15,13 @@ from __future__ import annotations
 import heapq
 import struct
 import zlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
+from .partitions import row_hash
 from .shared import RegionLock, SlotTable
-
-if TYPE_CHECKING:
-    from .meter import Charge
 
 _KEY = struct.Struct("<IIQ")
 _HEAD = struct.Struct("<Q10dH")  # partition hash; window fields; key text length
@@ -37,9 +36,25 @@ KEEP = 64
 MAX_PENDING = 65536
 
 
-def _weight(item: tuple[bytes, list[Any]]) -> float:
-    entry = item[1]
-    return entry[2] + entry[3] + 1000.0 * entry[4]
+class _Pending:
+    """One table's or GSI's counts since the last flush, by row key: reads, writes, throttles, key text.
+
+    Dicts of bytes to floats and bytes, which CPython's garbage collector
+    does not track: holding the requests' key dicts (and a list per key)
+    for a quarter of a second made every collection walk them, and promoted
+    enough of them that full collections over the whole store ran often,
+    costing the emulation more than all its arithmetic.
+    """
+
+    __slots__ = ("units", "throttles", "texts")
+
+    def __init__(self) -> None:
+        self.units: tuple[dict[bytes, float], dict[bytes, float]] = ({}, {})
+        self.throttles: dict[bytes, int] = {}
+        self.texts: dict[bytes, bytes] = {}
+
+    def weight(self, row: bytes) -> float:
+        return self.units[0].get(row, 0.0) + self.units[1].get(row, 0.0) + 1000.0 * self.throttles.get(row, 0)
 
 
 def digest(row: bytes) -> int:
@@ -58,7 +73,8 @@ class HotKeys:
     Adding to the shared slots on every request would cost more than the
     rest of the meter (a digest, probes, a JSON key); a ranking per minute
     loses nothing by arriving a second late. A request costs two dict
-    look-ups here. At a flush (the meter's publish, from the request path or
+    look-ups here (and the key as JSON, the first time
+    its row comes in an interval). At a flush (the meter's publish, from the request path or
     a reader or an idle process's tick) only the `KEEP` keys of each table or GSI
     with the most units and throttles in that interval are added to the
     shared slots: a key outside a process's top 64 of a second is not hot,
@@ -66,27 +82,38 @@ class HotKeys:
     second) would cost more than the requests it ranks.
     """
 
-    def __init__(self, table: SlotTable, lock: RegionLock) -> None:
+    def __init__(self, table: SlotTable, lock: RegionLock, now: Callable[[], float]) -> None:
         self.table = table
         self._lock = lock
-        #: (table id, tag) -> row -> [key, hash, read units, write units, throttles]
-        self._pending: dict[tuple[int, int], dict[bytes, list[Any]]] = {}
+        self._now = now  # the server clock, for a flush forced by MAX_PENDING
+        #: (table id, tag) -> its counts since the last flush
+        self._pending: dict[tuple[int, int], _Pending] = {}
         self._count = 0
 
-    def add(self, charge: Charge, units: float, throttled: bool, now: float) -> None:
-        rows = self._pending.get(charge[0].hot_token)
-        if rows is None:
-            rows = self._pending[charge[0].hot_token] = {}
-        entry = rows.get(charge[5])
-        if entry is None:
-            entry = rows[charge[5]] = [charge[4], charge[2], 0.0, 0.0, 0]
-            self._count += 1
-            if self._count > MAX_PENDING:
-                self.flush(now)
-        if throttled:
-            entry[4] += 1
-        else:
-            entry[2 + charge[1]] += units
+    def add(self, token: tuple[int, int], dim: int, row: bytes, key: Any, units: float) -> None:
+        """Count `units` of dimension `dim` consumed on `row` (whose key is `key`) of the table or GSI `token`."""
+        pending = self._pending.get(token)
+        if pending is None:
+            pending = self._pending[token] = _Pending()
+        if row not in pending.texts:
+            self._new(pending, row, key)
+        counts = pending.units[dim]
+        counts[row] = counts.get(row, 0.0) + units
+
+    def throttle(self, token: tuple[int, int], row: bytes, key: Any) -> None:
+        """Count one throttled request on `row`."""
+        pending = self._pending.get(token)
+        if pending is None:
+            pending = self._pending[token] = _Pending()
+        if row not in pending.texts:
+            self._new(pending, row, key)
+        pending.throttles[row] = pending.throttles.get(row, 0) + 1
+
+    def _new(self, pending: _Pending, row: bytes, key: Any) -> None:
+        pending.texts[row] = orjson.dumps(key)[:TEXT_BYTES]
+        self._count += 1
+        if self._count > MAX_PENDING:
+            self.flush(self._now())
 
     def drop_table(self, table_id: int) -> None:
         for token in [t for t in self._pending if t[0] == table_id]:
@@ -98,12 +125,15 @@ class HotKeys:
         if not pending:
             return
         with self._lock.held():
-            for (table_id, tag), rows in pending.items():
-                items = rows.items() if len(rows) <= KEEP else heapq.nlargest(KEEP, rows.items(), key=_weight)
-                for row, (key, hash_value, reads, writes, throttles) in items:
-                    self._record(table_id, tag, row, key, hash_value, reads, writes, throttles, now)
+            for (table_id, tag), counts in pending.items():
+                rows = counts.texts
+                chosen = rows if len(rows) <= KEEP else heapq.nlargest(KEEP, rows, key=counts.weight)
+                reads, writes = counts.units
+                for row in chosen:
+                    self._record(table_id, tag, row, rows[row], row_hash(row), reads.get(row, 0.0),
+                                 writes.get(row, 0.0), counts.throttles.get(row, 0), now)
 
-    def _record(self, table_id: int, tag: int, row: bytes, key: Any, hash_value: int,
+    def _record(self, table_id: int, tag: int, row: bytes, text: bytes, hash_value: int,
                 reads: float, writes: float, throttles: int, now: float) -> None:
         """Add one key's counts to its shared slot; call with the region lock held."""
         buf = self.table.buffer
@@ -129,7 +159,6 @@ class HotKeys:
         else:
             fresh = _KEY.unpack_from(buf, chosen)[1] == 0
         if fresh:
-            text = orjson.dumps(key)[:TEXT_BYTES]
             _KEY.pack_into(buf, chosen, table_id, tag, key_digest)
             fields = [hash_value & (2**64 - 1)] + [0.0] * 10 + [len(text)]
             buf[chosen + 16 + _HEAD.size : chosen + 16 + _HEAD.size + len(text)] = text

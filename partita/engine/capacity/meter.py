@@ -21,14 +21,15 @@ then all are debited, so a throttled request consumes nothing.
 
 Why leases: locking the shared file and unpacking two slots on every request
 cost about as much as the request itself. So each process takes a *lease*
-from a bucket when it settles with it: up to 50 ms of the bucket's rate,
-taken out of the shared tokens, to spend within 0.5 s. Requests then spend
-from their leases with no lock, no system call and no allocation; a request
-the leases cannot pay (or that comes after a lease's 0.5 s) settles under
-the lock: the lease's
-spent units go into the shared usage windows, its unspent tokens go back
-into the bucket, and the request is checked against the shared bucket
-exactly as without leases. Tokens are conserved, so one process throttles
+(leases.py) from a bucket when it settles with it: up to 50 ms of the
+bucket's rate, taken out of the shared tokens, to spend within 0.5 s.
+Requests then spend from their leases with no lock on the region, no system
+call and no clock read; a request the leases cannot pay settles under the
+region's lock: the lease's spent units go into the shared usage windows,
+its unspent tokens go back into the bucket, and the request is checked
+against the shared bucket exactly as without leases. A lease lapses at a
+publish (below): the one before its 0.5 s are up takes its tokens back, and
+requests spend from leases only while no publish is due. Tokens are conserved, so one process throttles
 exactly where a lease-free meter would; with several processes, at most 50
 ms of a bucket's rate per process sits in another process's lease until it
 is spent or expires (0.5 s; an idle process's tick gives it back then). A bucket whose 50 ms is less than a request's units
@@ -36,7 +37,10 @@ is spent or expires (0.5 s; an idle process's tick gives it back then). A bucket
 settles. Usage reaches the shared windows when a lease settles, and at
 the latest 0.25 s later (`publish`, from the request path, or from the
 background tick in an idle process), so another worker's /metrics lags by
-at most about that.
+at most about that. That cadence is real elapsed time (`clock.cadence`),
+not the server clock: it is how soon other processes see this one, and
+reading it costs the request path one C call where the server clock costs
+two Python ones. Every bucket, window and lease lapse reads the server clock.
 
 With the emulation off, the limits are not checked and leases never run
 out; usage is still counted for tables with Contributor Insights enabled.
@@ -51,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DynamoDBError
+from .. import clock as clocks
 from ..clock import Clock
 from ..schema import Table
 from .buckets import (
@@ -60,7 +65,6 @@ from .buckets import (
     DIMENSIONS,
     HOT_STREAK,
     LAST_HOT,
-    PEAK,
     READ,
     SLOT_BYTES,
     THROTTLED,
@@ -72,101 +76,36 @@ from .buckets import (
     usage,
 )
 from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
-from .partitions import (
-    HASH_OFFSET,
-    INSIGHTS,
-    PARTITION_READ_UNITS,
-    PARTITION_WRITE_UNITS,
-    TABLE_MAP,
-    TABLE_MAX_UNITS,
-)
+from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, grant_of, pays
+from .partitions import HASH_OFFSET, INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
-from .resources import Resource, resources_of
+from .resources import AMBIGUOUS, Resource, resources_of
 from .shared import SharedRegion, slot_key
-from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED, throttled
+from .throttle import throttled
 
-__all__ = ["DIMENSIONS", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
+__all__ = ["DIMENSIONS", "LEASE_TTL", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
 
 log = logging.getLogger("partita.capacity")
-CEILINGS = (float(PARTITION_READ_UNITS), float(PARTITION_WRITE_UNITS))
-BURST_SECONDS = 300.0
 #: The tag bit of a table's or GSI's own bucket (the partitions' buckets have it clear).
 LEVEL = 0x10000
 SLOTS = 4096
-#: How much of a bucket's rate one lease takes, in seconds.
-LEASE_SECONDS = 0.05
-#: How long a lease may be spent before the process settles it again.
-LEASE_TTL = 0.5
-_INF = float("inf")
 #: Units between two requests the hot-key ranking samples, on a table without Contributor Insights.
 HOT_SAMPLE_UNITS = 8.0
 #: How often a busy process adds its leases' usage and its hot keys to the shared region.
 PUBLISH_SECONDS = 0.25
-
-
-class Lease:
-    """Tokens of one shared bucket this process may spend without the lock, until `until`."""
-
-    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "until", "used", "local")
-
-    def __init__(self, slot: int | None, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
-        #: The bucket's fields in this process only, when the shared region had no free slot for it:
-        #: still limited (failing safe), though not shared with other workers.
-        self.local: list[float] | None = None
-        if slot is None:
-            self.local = list(DIM.unpack(bytes(DIM_SIZE)))
-            slot = -1
-        self.slot = slot
-        self.key = key  # the slot's key: another process may free the slot (DeleteTable)
-        self.at = slot + 16 + dim * DIM_SIZE  # offset of the bucket's fields in the shared region
-        self.res = res
-        self.dim = dim
-        self.level = level  # the table's (or GSI's) bucket, not a partition's
-        self.ceiling = 0.0 if level else CEILINGS[dim]  # a partition's, for its hot seconds
-        self.tokens = 0.0
-        self.until = 0.0
-        self.used = 0.0  # units spent and not yet added to the shared windows
-
-    def bucket(self, fields: list[float]) -> tuple[float, float]:
-        """(refill rate per second, capacity) of the bucket."""
-        dim = self.dim
-        if not self.level:
-            ceiling = CEILINGS[dim]
-            return ceiling, ceiling
-        res = self.res
-        if not res.on_demand:
-            rate = res.rates[dim]
-            return rate, rate * BURST_SECONDS
-        maximum = res.maxima[dim]
-        if maximum is not None:
-            return maximum, maximum
-        # Warm throughput, or twice the peak second, up to the per-table quota.
-        rate = min(max(res.rates[dim], 2 * fields[PEAK]), res.quota)
-        return rate, rate
-
-    def limit(self, fields: list[float]) -> str:
-        """The ThrottlingReason limit type of this bucket."""
-        if not self.level:
-            return KEY_RANGE
-        res = self.res
-        if not res.on_demand:
-            return PROVISIONED
-        if res.maxima[self.dim] is not None:
-            return MAX_ON_DEMAND_LIMIT
-        return ACCOUNT_LIMIT if max(res.rates[self.dim], 2 * fields[PEAK]) >= res.quota else KEY_RANGE
+_HASH_NEXT = HASH_OFFSET + 1
 
 
 Charge = tuple[Resource, int, int, float, "dict[str, Any] | None", bytes]
 """(resource, READ or WRITE, partition hash, units, key to rank in hot keys or None, its row)."""
-
-# A bucket being settled: [lease, its fields, units this request charges it].
-_Entry = list[Any]
 
 
 class Meter:
     def __init__(self, clock: Clock, path: Path | None, enforcing: bool, table_quota: float = TABLE_MAX_UNITS,
                  remote: RemoteBuckets | None = None) -> None:
         self.clock = clock
+        #: Real elapsed time, for when a publish is due (read where `clocks.cadence` is at start-up).
+        self._cadence = clocks.cadence
         self.enforcing = enforcing
         #: With PostgreSQL servers: the buckets every server shares, which the region's borrow from.
         self.remote = remote
@@ -174,7 +113,7 @@ class Meter:
         self.table_quota = table_quota
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
         self.slots, hot_table = self.region.tables
-        self.hot = HotKeys(hot_table, self.region.lock)
+        self.hot = HotKeys(hot_table, self.region.lock, clock.now)
         self._resources: dict[int, tuple[dict[str, Any], dict[str, Resource]]] = {}
         #: Every lease of this process, by table id (for publish and for retiring them).
         self._leases: dict[int, list[Lease]] = {}
@@ -183,7 +122,7 @@ class Meter:
         #: waiting) only publishes for an idle process: a request never waits on a background
         #: thread that the OS descheduled while it held the lock.
         self._lock = threading.Lock()
-        self._due = 0.0  # when the request path publishes next
+        self._due = 0.0  # `_cadence` time at which the request path publishes next
 
     def resources(self, table: Table) -> dict[str, Resource]:
         """Resources of `table`, cached until its description changes (a new catalog entry)."""
@@ -210,77 +149,71 @@ class Meter:
         """`charge` for one charge to the table itself: GetItem, and a write to a table without indexes.
 
         The same rules; spelled out so that the common request allocates
-        nothing and makes no Python call but the clock's when its leases can
-        pay (each call costs about as much as the lease arithmetic).
+        nothing but its new token counts and calls nothing but the cadence
+        clock when its leases can pay (each call costs about as much as the
+        lease arithmetic). The partition is `Resource.number`, inline.
         """
-        now = self.clock.now()
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
             res = cached[1][TABLE_MAP]
         else:
             res = self.resources(table)[TABLE_MAP]
-        hash_value = int.from_bytes(row[HASH_OFFSET : HASH_OFFSET + 8], "big")
         with self._lock:
-            if now < self._due:
-                part = res.parts[dim][bisect_right(res.starts, hash_value) - 1]
+            if self._cadence() < self._due:
+                number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
+                part = res.parts[dim][number if number != AMBIGUOUS else res.number(row)]
                 level = res.levels[dim]
-                if (part is not None and level is not None and part.tokens >= units and level.tokens >= units
-                        and now < part.until and now < level.until):
+                if part is not None and level is not None and part.tokens >= units and level.tokens >= units:
                     part.tokens -= units
-                    part.used += units
                     level.tokens -= units
-                    level.used += units
                     if key is not None:
                         if res.exact:
-                            self.hot.add((res, dim, hash_value, units, key, row), units, False, now)
+                            self.hot.add(res.hot_token, dim, row, key, units)
                         else:
                             debt = res.hot_debt
                             owed = debt[dim] + units
                             if owed >= HOT_SAMPLE_UNITS:
                                 debt[dim] = 0.0
-                                self.hot.add((res, dim, hash_value, units, key, row), owed, False, now)
+                                self.hot.add(res.hot_token, dim, row, key, owed)
                             else:
                                 debt[dim] = owed
                     return
-        self.charge([(res, dim, hash_value, units, key, row)])
+        self.charge([(res, dim, row_hash(row), units, key, row)])
 
     def charge_rows(self, table: Table, dim: int, rows: list[bytes], units: list[float],
                     keys: list[dict[str, Any] | None]) -> list[DynamoDBError | None] | None:
         """`charge_table` for each of a batch's requests to one table, in order; None when all are admitted.
 
         Else the throttling exception of each refused request (None where
-        admitted). One clock read, one look-up and one lock hold for the
-        run of requests the leases can pay, instead of one each: a 25-item
-        batch paid that per item. A request the leases cannot pay goes
-        through `charge_table` as it would alone, and the run goes on after
-        it, so each request is admitted or refused exactly as in a loop of
-        `charge_table` at this time.
+        admitted). One look-up and one lock hold for the run of requests the
+        leases can pay, instead of one each: a 25-item batch paid that per
+        item. A request the leases cannot pay goes through `charge_table` as
+        it would alone, and the run goes on after it, so each request is
+        admitted or refused exactly as in a loop of `charge_table` at this time.
         """
-        now = self.clock.now()
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
             res = cached[1][TABLE_MAP]
         else:
             res = self.resources(table)[TABLE_MAP]
-        parts, starts, hot, debt = res.parts[dim], res.starts, self.hot, res.hot_debt
+        parts, lookup, shift, hot, debt = res.parts[dim], res.lookup, res.shift, self.hot, res.hot_debt
         sample = not res.exact
         count = len(rows)
         refused: list[DynamoDBError | None] | None = None
         position = 0
+        token = res.hot_token
         while position < count:
             with self._lock:
                 level = res.levels[dim]
-                if now < self._due and level is not None and now < level.until:
+                if self._cadence() < self._due and level is not None:
                     while position < count:
                         row, need = rows[position], units[position]
-                        hash_value = int.from_bytes(row[HASH_OFFSET : HASH_OFFSET + 8], "big")
-                        part = parts[bisect_right(starts, hash_value) - 1]
-                        if part is None or part.tokens < need or level.tokens < need or now >= part.until:
+                        number = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
+                        part = parts[number if number != AMBIGUOUS else res.number(row)]
+                        if part is None or part.tokens < need or level.tokens < need:
                             break
                         part.tokens -= need
-                        part.used += need
                         level.tokens -= need
-                        level.used += need
                         key = keys[position]
                         position += 1
                         if key is not None:
@@ -291,7 +224,7 @@ class Meter:
                                     debt[dim] = counted
                                     continue
                                 debt[dim] = 0.0
-                            hot.add((res, dim, hash_value, need, key, row), counted, False, now)
+                            hot.add(token, dim, row, key, counted)
             if position == count:
                 break
             try:  # the leases cannot pay this one: settle it as a request of its own
@@ -306,45 +239,42 @@ class Meter:
         """Admit and debit `charges` together, or raise the throttling exception and debit nothing."""
         now = self.clock.now()
         with self._lock:
-            if now >= self._due:
+            if self._cadence() >= self._due:
                 self._publish_all(now)
             if len(charges) == 1:  # the common case, without the bookkeeping of recurring buckets
                 charge = charges[0]
                 res, dim, units = charge[0], charge[1], charge[3]
                 part = res.parts[dim][bisect_right(res.starts, charge[2]) - 1]
                 level = res.levels[dim]
-                if (part is not None and level is not None and part.tokens >= units and level.tokens >= units
-                        and now < part.until and now < level.until):
+                if part is not None and level is not None and part.tokens >= units and level.tokens >= units:
                     part.tokens -= units
-                    part.used += units
                     level.tokens -= units
-                    level.used += units
                     if charge[4] is not None:
-                        self._rank(charge, units, now)
+                        self._rank(charge, units)
                     return
-            elif self._spend(charges, now):
+            elif self._spend(charges):
                 return
             failure = self._settle(charges, now)
             if failure is None:
                 for charge in charges:
                     if charge[4] is not None:
-                        self._rank(charge, charge[3], now)
+                        self._rank(charge, charge[3])
                 return
             failed, limit = failure
             if failed[4] is not None:
-                self.hot.add(failed, 0.0, True, now)
+                self.hot.throttle(failed[0].hot_token, failed[5], failed[4])
         res = failed[0]
         error = throttled(res.kind, DIMENSIONS[failed[1]], limit, res.arn, res.on_demand)
         error.charge = failed  # type: ignore[attr-defined]  # which action of a transaction
         raise error
 
-    def _spend(self, charges: list[Charge], now: float) -> bool:
+    def _spend(self, charges: list[Charge]) -> bool:
         """Pay several charges from the leases alone, if they can (call with the lock held)."""
         need: dict[int, list[Any]] = {}
         for charge in charges:
             res, dim = charge[0], charge[1]
             for lease in (res.parts[dim][bisect_right(res.starts, charge[2]) - 1], res.levels[dim]):
-                if lease is None or now >= lease.until:
+                if lease is None:
                     return False
                 entry = need.get(id(lease))
                 if entry is None:
@@ -356,13 +286,12 @@ class Meter:
                 return False
         for lease, units in need.values():
             lease.tokens -= units
-            lease.used += units
         for charge in charges:
             if charge[4] is not None:
-                self._rank(charge, charge[3], now)
+                self._rank(charge, charge[3])
         return True
 
-    def _rank(self, charge: Charge, units: float, now: float) -> None:
+    def _rank(self, charge: Charge, units: float) -> None:
         """Count an admitted charge for the hot-key ranking: every one, or a sample by units.
 
         Without Contributor Insights, one request per `HOT_SAMPLE_UNITS` units
@@ -374,14 +303,14 @@ class Meter:
         """
         res = charge[0]
         if res.exact:
-            self.hot.add(charge, units, False, now)
+            self.hot.add(res.hot_token, charge[1], charge[5], charge[4], units)
             return
         debt = res.hot_debt
         dim = charge[1]
         owed = debt[dim] + units
         if owed >= HOT_SAMPLE_UNITS:
             debt[dim] = 0.0
-            self.hot.add(charge, owed, False, now)
+            self.hot.add(res.hot_token, dim, charge[5], charge[4], owed)
         else:
             debt[dim] = owed
 
@@ -406,28 +335,41 @@ class Meter:
         self._leases.setdefault(res.table_id, []).append(lease)
         return lease
 
-    def _open(self, work: dict[int, _Entry], lease: Lease, now: float, units: float) -> _Entry:
-        """Settle a lease with its bucket (once per request) and add `units` to what it must pay."""
+    def _open(self, work: dict[int, Entry], lease: Lease, now: float, units: float) -> Entry:
+        """Add `units` to what `lease` pays in this settle; settle it with its bucket unless its tokens cover them.
+
+        A lease that can still pay (the table's, mostly, when a partition's
+        ran out) is left as it is: its entry has no fields, and it is debited
+        like a lease on the request path. Only the buckets that must be
+        checked are read and written, which halves what a settle costs.
+        """
         entry = work.get(id(lease))
-        if entry is not None:
+        if entry is None:
+            entry = work[id(lease)] = [lease, None if lease.tokens >= units else self._settled(lease, now), units]
+        else:
             entry[2] += units
-            return entry
+            if entry[1] is None and entry[2] > lease.tokens:
+                entry[1] = self._settled(lease, now)
+        return entry
+
+    def _settled(self, lease: Lease, now: float) -> list[float]:
+        """The lease's bucket, read from the region with the lease settled into it (its spent
+        units counted, its unspent tokens back) and refilled to `now`."""
         fields = list(DIM.unpack_from(self.slots.buffer, lease.at)) if lease.local is None else lease.local
-        if lease.used:
-            count(fields, lease.used, now, lease.ceiling)
-            lease.used = 0.0
+        spent = lease.grant - lease.tokens
+        if spent:
+            count(fields, spent, now, lease.ceiling)
         if self.enforcing:
             rate, capacity = lease.bucket(fields)
             if self.remote is None:
                 refill(fields, rate, capacity, now)
             if lease.tokens:
                 fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
-        lease.tokens = 0.0
+        lease.tokens = lease.grant = 0.0
         lease.until = 0.0
-        entry = work[id(lease)] = [lease, fields, units]
-        return entry
+        return fields
 
-    def _borrow(self, entry: _Entry, now: float) -> bool:
+    def _borrow(self, entry: Entry, now: float) -> bool:
         """Borrow the shortfall and `BORROW_SECONDS` of the rate from the servers' shared bucket; whether it pays now."""
         assert self.remote is not None
         lease, fields, units = entry
@@ -439,15 +381,16 @@ class Meter:
     def _settle(self, charges: list[Charge], now: float) -> tuple[Charge, str] | None:
         """Check and debit the shared buckets under the region lock; the failed charge and limit, or None.
 
-        Each bucket is read once and written once: its lease settled and
-        refilled, checked, then debited and leased again (or, for a throttled
-        request, only settled and its throttle counted).
+        Each bucket whose lease cannot pay is read once and written once: its
+        lease settled and refilled, checked, then debited and leased again (or,
+        for a throttled request, only settled and its throttle counted). The
+        others are debited from their leases (`_open`).
         """
         buf = self.slots.buffer
         enforce = self.enforcing
-        work: dict[int, _Entry] = {}
+        work: dict[int, Entry] = {}
         failure: tuple[Charge, str] | None = None
-        failed_entries: tuple[_Entry, _Entry] | None = None
+        failed_entries: tuple[Entry, Entry] | None = None
         partition_hot = False
         with self.region.lock.held():
             for charge in charges:
@@ -458,33 +401,39 @@ class Meter:
                 level_entry = self._open(work, level, now, units)
                 if enforce and failure is None:
                     for entry in (part_entry, level_entry):
-                        if not _pays(entry) and not (self.remote is not None and self._borrow(entry, now)):
+                        if entry[1] is None:
+                            continue  # paid from its lease
+                        if not pays(entry) and not (self.remote is not None and self._borrow(entry, now)):
                             failure, failed_entries = (charge, entry[0].limit(entry[1])), (part_entry, level_entry)
                             partition_hot = entry is part_entry
                             break
             if failure is None:
                 until = now + LEASE_TTL
                 for lease, fields, units in work.values():
+                    if fields is None:
+                        lease.tokens -= units
+                        continue
                     count(fields, units, now, lease.ceiling)
                     if enforce:
                         fields[TOKENS] -= units
-                        rate, capacity = lease.bucket(fields)
-                        grant = min(max(0.0, fields[TOKENS]), rate * LEASE_SECONDS)
+                        grant = grant_of(fields, lease.bucket(fields)[0])
                         fields[TOKENS] -= grant
-                        lease.tokens = grant
+                        lease.tokens = lease.grant = grant
                     else:
-                        lease.tokens = _INF
+                        lease.tokens = lease.grant = UNLIMITED
                     lease.until = until
                     if lease.local is None:
                         DIM.pack_into(buf, lease.at, *fields)
                 return None
             assert failed_entries is not None
             for entry in failed_entries:
+                if entry[1] is None:
+                    entry[1] = self._settled(entry[0], now)  # a throttle counts on both buckets
                 entry[1][THROTTLED] += 1
             if partition_hot:  # the partition's own ceiling: a hot second (splits for heat)
                 mark_hot(failed_entries[0][1], float(int(now)))
             for lease, fields, _ in work.values():
-                if lease.local is None:
+                if fields is not None and lease.local is None:
                     DIM.pack_into(buf, lease.at, *fields)  # keep the settled lease and the refill
         return failure
 
@@ -503,25 +452,31 @@ class Meter:
 
     def tick(self) -> None:
         """The background tick: publish for a process that has had no request for a while."""
-        now = self.clock.now()
-        if now < self._due + PUBLISH_SECONDS or not self._lock.acquire(blocking=False):
+        if self._cadence() < self._due + PUBLISH_SECONDS or not self._lock.acquire(blocking=False):
             return
         try:
-            self._publish_all(now)
+            self._publish_all(self.clock.now())
         finally:
             self._lock.release()
 
     def _publish_all(self, now: float) -> None:
-        self._due = now + PUBLISH_SECONDS
+        self._due = self._cadence() + PUBLISH_SECONDS
         self._publish(now, [lease for leases in self._leases.values() for lease in leases], False)
         self.hot.flush(now)
 
     def _publish(self, now: float, leases: list[Lease], retire: bool) -> None:
+        """Count what `leases` spent; take back the tokens of those that lapse before the next publish.
+
+        The request path spends from a lease only while no publish is due,
+        so a lease whose `until` comes before the next one is retired now.
+        """
         buf = self.slots.buffer
+        lapse = now + PUBLISH_SECONDS
         with self.region.lock.held():
             for lease in leases:
-                back = self.enforcing and lease.tokens > 0 and (retire or now >= lease.until)
-                if not lease.used and not back:
+                spent = lease.grant - lease.tokens
+                back = self.enforcing and lease.tokens > 0 and (retire or lapse >= lease.until)
+                if not spent and not back:
                     continue
                 if lease.local is not None:
                     fields = lease.local
@@ -529,15 +484,15 @@ class Meter:
                     continue  # the table was deleted (by another worker): its slot is not ours
                 else:
                     fields = list(DIM.unpack_from(buf, lease.at))
-                if lease.used:
-                    count(fields, lease.used, now, lease.ceiling)
-                    lease.used = 0.0
+                if spent:
+                    count(fields, spent, now, lease.ceiling)
+                    lease.grant = lease.tokens
                 if back:
                     rate, capacity = lease.bucket(fields)
                     if self.remote is None:
                         refill(fields, rate, capacity, now)
                     fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
-                    lease.tokens = 0.0
+                    lease.tokens = lease.grant = 0.0
                     lease.until = 0.0
                 if lease.local is None:
                     DIM.pack_into(buf, lease.at, *fields)
@@ -609,9 +564,3 @@ class Meter:
         if self.remote is not None:
             self.remote.close()
 
-
-def _pays(entry: _Entry) -> bool:
-    """Whether the settled bucket can pay the request's units (a full bucket admits one larger request)."""
-    lease, fields, units = entry
-    tokens = fields[TOKENS]
-    return tokens >= units or tokens >= lease.bucket(fields)[1]
