@@ -1,7 +1,8 @@
 """A process's lease on one shared bucket: tokens it may spend with no lock on the shared region.
 
 The meter (meter.py) grants, spends and settles leases; this is what one
-holds. What a lease has spent is not counted per request: it is its grant
+holds. Its tokens live in an array of its resource (`Resource.tokens`), which
+the request path reads and debits without touching the Lease. What a lease has spent is not counted per request: it is its grant
 less its tokens, worked out when the lease settles or publishes. Grants are
 whole half-units and every charge is a multiple of half a unit (reads are
 charged in halves, writes in wholes, transactions double either), so that
@@ -31,9 +32,11 @@ UNLIMITED = 2.0**40
 class Lease:
     """Tokens of one shared bucket this process may spend without the lock, until `until`."""
 
-    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "tokens", "grant", "until", "local")
+    __slots__ = ("slot", "key", "at", "res", "dim", "level", "ceiling", "grant", "until", "local", "store", "index")
 
-    def __init__(self, slot: int | None, key: tuple[int, int, int], res: Resource, dim: int, level: bool) -> None:
+    def __init__(self, slot: int | None, key: tuple[int, int, int], res: Resource, dim: int,
+                 number: int | None) -> None:
+        """The lease of partition `number` of `res`, or with None of the table (or GSI) itself."""
         #: The bucket's fields in this process only, when the shared region had no free slot for it:
         #: still limited (failing safe), though not shared with other workers.
         self.local: list[float] | None = None
@@ -45,13 +48,24 @@ class Lease:
         self.at = slot + 16 + dim * DIM_SIZE  # offset of the bucket's fields in the shared region
         self.res = res
         self.dim = dim
-        self.level = level  # the table's (or GSI's) bucket, not a partition's
+        self.level = level = number is None  # the table's (or GSI's) bucket, not a partition's
         self.ceiling = 0.0 if level else CEILINGS[dim]  # a partition's, for its hot seconds
-        self.tokens = 0.0
+        #: Where the tokens are: an array of the resource's, which the request path reads directly.
+        self.store, self.index = (res.level_tokens, dim) if number is None else (res.tokens[dim], number)
+        self.store[self.index] = 0.0
         #: What `tokens` was when the windows last counted this lease: grant - tokens is spent, uncounted.
         self.grant = 0.0
         #: Server time the lease lapses at; `Meter._publish` returns it before then.
         self.until = 0.0
+
+    @property
+    def tokens(self) -> float:
+        """Tokens left to spend."""
+        return self.store[self.index]
+
+    @tokens.setter
+    def tokens(self, value: float) -> None:
+        self.store[self.index] = value
 
     def bucket(self, fields: list[float]) -> tuple[float, float]:
         """(refill rate per second, capacity) of the bucket."""

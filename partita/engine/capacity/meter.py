@@ -161,11 +161,13 @@ class Meter:
         with self._lock:
             if self._cadence() < self._due:
                 number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
-                part = res.parts[dim][number if number != AMBIGUOUS else res.number(row)]
-                level = res.levels[dim]
-                if part is not None and level is not None and part.tokens >= units and level.tokens >= units:
-                    part.tokens -= units
-                    level.tokens -= units
+                if number == AMBIGUOUS:
+                    number = res.number(row)
+                tokens, levels = res.tokens[dim], res.level_tokens
+                left = tokens[number]
+                if left >= units and levels[dim] >= units:  # (no lease holds no tokens)
+                    tokens[number] = left - units
+                    levels[dim] -= units
                     if key is not None:
                         if res.exact:
                             self.hot.add(res.hot_token, dim, row, key, units)
@@ -196,7 +198,8 @@ class Meter:
             res = cached[1][TABLE_MAP]
         else:
             res = self.resources(table)[TABLE_MAP]
-        parts, lookup, shift, hot, debt = res.parts[dim], res.lookup, res.shift, self.hot, res.hot_debt
+        tokens, levels, lookup, shift, hot, debt = (res.tokens[dim], res.level_tokens, res.lookup, res.shift,
+                                                     self.hot, res.hot_debt)
         sample = not res.exact
         count = len(rows)
         refused: list[DynamoDBError | None] | None = None
@@ -204,16 +207,17 @@ class Meter:
         token = res.hot_token
         while position < count:
             with self._lock:
-                level = res.levels[dim]
-                if self._cadence() < self._due and level is not None:
+                if self._cadence() < self._due:
                     while position < count:
                         row, need = rows[position], units[position]
                         number = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
-                        part = parts[number if number != AMBIGUOUS else res.number(row)]
-                        if part is None or part.tokens < need or level.tokens < need:
+                        if number == AMBIGUOUS:
+                            number = res.number(row)
+                        left = tokens[number]
+                        if left < need or levels[dim] < need:
                             break
-                        part.tokens -= need
-                        level.tokens -= need
+                        tokens[number] = left - need
+                        levels[dim] -= need
                         key = keys[position]
                         position += 1
                         if key is not None:
@@ -244,11 +248,11 @@ class Meter:
             if len(charges) == 1:  # the common case, without the bookkeeping of recurring buckets
                 charge = charges[0]
                 res, dim, units = charge[0], charge[1], charge[3]
-                part = res.parts[dim][bisect_right(res.starts, charge[2]) - 1]
-                level = res.levels[dim]
-                if part is not None and level is not None and part.tokens >= units and level.tokens >= units:
-                    part.tokens -= units
-                    level.tokens -= units
+                tokens, levels = res.tokens[dim], res.level_tokens
+                number = bisect_right(res.starts, charge[2]) - 1
+                if tokens[number] >= units and levels[dim] >= units:
+                    tokens[number] -= units
+                    levels[dim] -= units
                     if charge[4] is not None:
                         self._rank(charge, units)
                     return
@@ -327,7 +331,7 @@ class Meter:
         if slot is None:
             log.warning("the shared capacity region is full: a bucket of table %d is limited per process",
                         res.table_id)
-        lease = Lease(slot, key, res, dim, number is None)
+        lease = Lease(slot, key, res, dim, number)
         if number is None:
             res.levels[dim] = lease
         else:

@@ -60,6 +60,11 @@ class Resource:
     #: Partition number by a row key's first two hash bytes shifted right by `shift` (see `number`).
     lookup: array[int] = field(init=False)
     shift: int = field(init=False)
+    #: The tokens of this process's leases (0 where it holds none), per dimension: by partition
+    #: number, and the table's (or GSI's). Flat arrays of doubles, not attributes of the Lease
+    #: objects, so a request reads one array slot instead of an object and the float it points to.
+    tokens: tuple[array[float], array[float]] = field(init=False)
+    level_tokens: array[float] = field(init=False)
 
     def __post_init__(self) -> None:
         self.parts = ([None] * len(self.starts), [None] * len(self.starts))
@@ -67,6 +72,9 @@ class Resource:
         self.hot_token = (self.table_id, self.tag)
         self.hot_debt = [0.0, 0.0]
         self.lookup, self.shift = lookup_of(self.starts)
+        count = len(self.starts)
+        self.tokens = (array("d", bytes(8 * count)), array("d", bytes(8 * count)))
+        self.level_tokens = array("d", [0.0, 0.0])
 
     def number(self, row: bytes) -> int:
         """The partition number of a row key (the meter's request path has this inline).
