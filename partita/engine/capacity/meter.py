@@ -21,20 +21,21 @@ then all are debited, so a throttled request consumes nothing.
 
 Why leases: locking the shared file and unpacking two slots on every request
 cost about as much as the request itself. So each process takes a *lease*
-(leases.py) from a bucket when it settles with it: up to 50 ms of the
-bucket's rate, taken out of the shared tokens, to spend within 0.5 s.
+(leases.py) from a bucket when it settles with it: up to 100 ms of the
+bucket's rate, taken out of the shared tokens, to spend within 1 s.
 Requests then spend from their leases with no lock on the region, no system
 call and no clock read; a request the leases cannot pay settles under the
 region's lock: the lease's spent units go into the shared usage windows,
 its unspent tokens go back into the bucket, and the request is checked
 against the shared bucket exactly as without leases. A lease lapses at a
-publish (below): the one before its 0.5 s are up takes its tokens back, and
-requests spend from leases only while no publish is due. Tokens are conserved, so one process throttles
-exactly where a lease-free meter would; with several processes, at most 50
-ms of a bucket's rate per process sits in another process's lease until it
-is spent or expires (0.5 s; an idle process's tick gives it back then). A bucket whose 50 ms is less than a request's units
-(the small tables throttle tests use) grants no lease, and every request
-settles. Usage reaches the shared windows when a lease settles, and at
+publish (below): the one before its second is up takes its tokens back, and
+requests spend from leases only while no publish is due. Tokens are
+conserved, so one process throttles exactly where a lease-free meter would;
+with several processes, at most 100 ms of a bucket's rate per process sits
+in another process's lease until it is spent or lapses (1 s; an idle
+process's tick gives it back then). A bucket whose 100 ms is less than a
+request's units (the small tables throttle tests use) grants no lease, and
+every request settles. Usage reaches the shared windows when a lease settles, and at
 the latest 0.25 s later (`publish`, from the request path, or from the
 background tick in an idle process), so another worker's /metrics lags by
 at most about that. That cadence is real elapsed time (`clock.cadence`),

@@ -13,7 +13,7 @@ serializes servers). Local tokens are then spent exactly as before
 `BORROW_SECONDS` of a bucket's rate, never on the lease path.
 
 Tolerance: a server may hold up to `BORROW_SECONDS` of a bucket's rate
-(plus its workers' 50 ms leases) that another server cannot use, so N
+(plus its workers' 100 ms leases) that another server cannot use, so N
 servers together admit at most the bucket's rate plus its capacity plus
 N x 0.1 s of its rate over any period, and a server may throttle while
 another holds unused tokens for as long. UNLOGGED because a crash that
