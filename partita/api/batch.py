@@ -153,12 +153,14 @@ def _unprocessed_writes(request_items: dict[str, list[dict[str, Any]]], outcomes
     Throttled by the throughput emulation, or on PostgreSQL held by a running
     transaction or still conflicting after their retries (api/conflicts.py).
     As on DynamoDB, a batch none of whose requests could be processed fails
-    with the first one's exception instead.
+    with the first one's exception instead, unless one of them failed for an
+    internal reason (`conflicts.StillConflicting`), which DynamoDB returns
+    unprocessed whatever became of the others.
     """
     throttled = [o.throttled for o in outcomes if o.throttled is not None]
     if not throttled:
         return {}
-    if len(throttled) == len(outcomes):
+    if len(throttled) == len(outcomes) and not any(isinstance(why, conflicts.StillConflicting) for why in throttled):
         raise throttled[0]
     out: dict[str, list[dict[str, Any]]] = {}
     position = 0

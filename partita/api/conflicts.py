@@ -52,6 +52,16 @@ ONGOING = "Transaction is ongoing for the item"
 UNAVAILABLE = "DynamoDB is currently unavailable. (This should be a temporary state.)"
 
 
+class StillConflicting(TransactionConflictException):
+    """Why a batch's item is unprocessed when its own transaction kept failing to serialize.
+
+    An internal processing failure, in the BatchWriteItem reference's terms:
+    such items come back in UnprocessedItems even when no item of the batch
+    was processed, since only throughput (or, here, an item a transaction
+    holds, as a PutItem of it would) fails a batch as a whole.
+    """
+
+
 class Backoff:
     """Jittered, doubling pauses of one request, bounded each and in total (they block the event loop)."""
 
@@ -145,7 +155,7 @@ def _one_by_one(batch: BatchOps, actions: list[ItemAction], backoff: Backoff, ru
             except Conflict:
                 spent = runs >= ATTEMPTS if not written else tries >= ITEM_ATTEMPTS
                 if spent or (not backoff.pause() and written):
-                    outcome = _unprocessed(action, TransactionConflictException(ONGOING))
+                    outcome = _unprocessed(action, StillConflicting(ONGOING))
             except DynamoDBError as error:
                 if not written:
                     raise  # nothing written: the request fails as it would have in one transaction
