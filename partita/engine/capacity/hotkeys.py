@@ -72,9 +72,9 @@ class HotKeys:
 
     Adding to the shared slots on every request would cost more than the
     rest of the meter (a digest, probes, a JSON key); a ranking per minute
-    loses nothing by arriving a second late. A request costs two dict
-    look-ups here (and the key as JSON, the first time
-    its row comes in an interval). At a flush (the meter's publish, from the request path or
+    loses nothing by arriving a second late. A request costs a few dict
+    look-ups here (and the key as JSON, the first time its row comes in an
+    interval). At a flush (the meter's publish, from the request path or
     a reader or an idle process's tick) only the `KEEP` keys of each table or GSI
     with the most units and throttles in that interval are added to the
     shared slots: a key outside a process's top 64 of a second is not hot,
@@ -93,27 +93,28 @@ class HotKeys:
     def add(self, token: tuple[int, int], dim: int, row: bytes, key: Any, units: float) -> None:
         """Count `units` of dimension `dim` consumed on `row` (whose key is `key`) of the table or GSI `token`."""
         pending = self._pending.get(token)
-        if pending is None:
-            pending = self._pending[token] = _Pending()
-        if row not in pending.texts:
-            self._new(pending, row, key)
+        if pending is None or row not in pending.texts:
+            pending = self._new(token, row, key)
         counts = pending.units[dim]
         counts[row] = counts.get(row, 0.0) + units
 
     def throttle(self, token: tuple[int, int], row: bytes, key: Any) -> None:
         """Count one throttled request on `row`."""
         pending = self._pending.get(token)
-        if pending is None:
-            pending = self._pending[token] = _Pending()
-        if row not in pending.texts:
-            self._new(pending, row, key)
+        if pending is None or row not in pending.texts:
+            pending = self._new(token, row, key)
         pending.throttles[row] = pending.throttles.get(row, 0) + 1
 
-    def _new(self, pending: _Pending, row: bytes, key: Any) -> None:
+    def _new(self, token: tuple[int, int], row: bytes, key: Any) -> _Pending:
+        """Start counting `row` (flushing first when MAX_PENDING keys wait); the counts to add to."""
+        if self._count >= MAX_PENDING:
+            self.flush(self._now())
+        pending = self._pending.get(token)
+        if pending is None:
+            pending = self._pending[token] = _Pending()
         pending.texts[row] = orjson.dumps(key)[:TEXT_BYTES]
         self._count += 1
-        if self._count > MAX_PENDING:
-            self.flush(self._now())
+        return pending
 
     def drop_table(self, table_id: int) -> None:
         for token in [t for t in self._pending if t[0] == table_id]:
