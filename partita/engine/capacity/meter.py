@@ -194,18 +194,11 @@ class Meter:
         it would alone, and the run goes on after it, so each request is
         admitted or refused exactly as in a loop of `charge_table` at this time.
         """
-        cached = self._resources.get(table.table_id)
-        if cached is not None and cached[0] is table.description:
-            res = cached[1][TABLE_MAP]
-        else:
-            res = self.resources(table)[TABLE_MAP]
-        tokens, levels, lookup, shift, hot, debt = (res.tokens[dim], res.level_tokens, res.lookup, res.shift,
-                                                     self.hot, res.hot_debt)
-        sample = not res.exact
+        res = self.table_resource(table)
+        tokens, levels, lookup, shift = res.tokens[dim], res.level_tokens, res.lookup, res.shift
         count = len(rows)
         refused: list[DynamoDBError | None] | None = None
         position = 0
-        token = res.hot_token
         while position < count:
             with self._lock:
                 if self._cadence() < self._due:
@@ -222,14 +215,7 @@ class Meter:
                         key = keys[position]
                         position += 1
                         if key is not None:
-                            counted = need
-                            if sample:
-                                counted = debt[dim] + need
-                                if counted < HOT_SAMPLE_UNITS:
-                                    debt[dim] = counted
-                                    continue
-                                debt[dim] = 0.0
-                            hot.add(token, dim, row, key, counted)
+                            self._rank(res, dim, row, key, need)
             if position == count:
                 break
             try:  # the leases cannot pay this one: settle it as a request of its own
@@ -255,7 +241,7 @@ class Meter:
                     tokens[number] -= units
                     levels[dim] -= units
                     if charge[4] is not None:
-                        self._rank(charge, units)
+                        self._rank(res, dim, charge[5], charge[4], units)
                     return
             elif self._spend(charges):
                 return
@@ -263,7 +249,7 @@ class Meter:
             if failure is None:
                 for charge in charges:
                     if charge[4] is not None:
-                        self._rank(charge, charge[3])
+                        self._rank(charge[0], charge[1], charge[5], charge[4], charge[3])
                 return
             failed, limit = failure
             if failed[4] is not None:
@@ -293,10 +279,10 @@ class Meter:
             lease.tokens -= units
         for charge in charges:
             if charge[4] is not None:
-                self._rank(charge, charge[3])
+                self._rank(charge[0], charge[1], charge[5], charge[4], charge[3])
         return True
 
-    def _rank(self, charge: Charge, units: float) -> None:
+    def _rank(self, res: Resource, dim: int, row: bytes, key: dict[str, Any], units: float) -> None:
         """Count an admitted charge for the hot-key ranking: every one, or a sample by units.
 
         Without Contributor Insights, one request per `HOT_SAMPLE_UNITS` units
@@ -304,18 +290,16 @@ class Meter:
         proportion to units): a key's expected share is its true share, a key
         using that many units per request is never missed, and a uniform
         workload of small requests costs one count in 16 reads. Throttles are
-        always counted.
+        always counted. (`charge_table` has this inline.)
         """
-        res = charge[0]
         if res.exact:
-            self.hot.add(res.hot_token, charge[1], charge[5], charge[4], units)
+            self.hot.add(res.hot_token, dim, row, key, units)
             return
         debt = res.hot_debt
-        dim = charge[1]
         owed = debt[dim] + units
         if owed >= HOT_SAMPLE_UNITS:
             debt[dim] = 0.0
-            self.hot.add(res.hot_token, dim, charge[5], charge[4], owed)
+            self.hot.add(res.hot_token, dim, row, key, owed)
         else:
             debt[dim] = owed
 
