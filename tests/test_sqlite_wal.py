@@ -18,7 +18,7 @@ from conftest import STORE
 
 from partita.storage.sqlite import SQLiteStore
 
-COMMITS = 1500
+COMMITS = 3000
 LIMIT_FRAMES = 512  # 1 MB of 2 KB pages
 
 
@@ -45,7 +45,8 @@ def test_wal_stays_bounded_under_sustained_writes(tmp_path: Path) -> None:
     finally:
         store.close()
     assert count == written  # every row committed, none lost to a truncation
-    # Unbounded, 1,500 such commits leave well over 100 MB of WAL; bounded, the file is emptied
-    # whenever the checkpointer (every 0.1 s) finds more than the limit in it.
-    assert peak < 60 * 1024 * 1024, peak
-    assert not wal.exists() or os.path.getsize(wal) < 60 * 1024 * 1024
+    # Unbounded, 1,500 such commits leave well over 100 MB of WAL (3,000: over 200 MB); bounded,
+    # the file is emptied whenever the checkpointer (every 0.1 s) finds more than the limit in it.
+    # The bound leaves room for a checkpointer thread starved by a loaded machine (CI saw 63 MB).
+    assert peak < 96 * 1024 * 1024, peak
+    assert not wal.exists() or os.path.getsize(wal) < 96 * 1024 * 1024
