@@ -12,7 +12,10 @@ directory incrementing one counter from both sides.
 
 from __future__ import annotations
 
+import re
 import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -151,3 +154,31 @@ def test_two_servers_on_one_file_lose_no_increment(start_server: Callable[..., S
         assert counter == {"N": str(acknowledged)}
         cas = ddb.get_item(TableName="counters", Key={"pk": {"S": "cas"}}, ConsistentRead=True)["Item"]["v"]
         assert cas == {"N": str(swapped)}
+    # A write run again at the group commit counts once in /metrics: its last run's outcome.
+    expected = {
+        ("UpdateItem", "success"): float(acknowledged),
+        ("PutItem", "success"): float(swapped),
+        ("PutItem", "ConditionalCheckFailedException"): float(acknowledged - swapped),
+    }
+    deadline = time.monotonic() + 10
+    while True:
+        counted = [{key: _requests(_scrape(server.url), *key) for key in expected} for server in servers]
+        if counted == [expected, expected] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)  # each server writes its counts for the other within about a second
+    assert counted == [expected, expected]
+
+
+def _scrape(url: str) -> str:
+    with urllib.request.urlopen(url + "/metrics") as answer:
+        return answer.read().decode()
+
+
+def _requests(text: str, operation: str, outcome: str) -> float | None:
+    """partita_requests_total for an operation and outcome (both servers count both: one data directory)."""
+    for line in text.splitlines():
+        if line.startswith("partita_requests_total{"):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+            if labels == {"operation": operation, "outcome": outcome}:
+                return float(line.rsplit(" ", 1)[1])
+    return None

@@ -289,10 +289,14 @@ class HttpConnection(asyncio.Protocol):
         server = self._server
         server.answering = request  # names it to a group commit (server.RequestToken)
         server.answering_connection = self
+        stats = server.stats
+        if stats is not None:
+            stats.journal()
         try:
             status, payload, content_type, extra = self._app.answer(method, headers, body, url)
         finally:
             server.answering = None
+            counts = None if stats is None else stats.unjournal()
         close = not keep_alive or server.closing
         token = server.token
         if token is not None and token.request is request:
@@ -302,7 +306,15 @@ class HttpConnection(asyncio.Protocol):
             held = self._held
             token.index = before if held is not None and len(held) > before else -1
             token.close = close
+            if counts:
+                if token.index >= 0:  # it may run again: counted at the commit, its last run's
+                    token.counts = counts
+                    server.counted.append(token)
+                else:
+                    stats.apply(counts)
         else:
+            if counts:
+                stats.apply(counts)
             self._write(status, payload, content_type, extra, close, http10, method == "HEAD")
         if close:
             self._finish()
@@ -317,10 +329,13 @@ class HttpConnection(asyncio.Protocol):
         server = self._server
         server.answering = request
         server.answering_connection = self
+        stats = server.stats
+        stats.journal()
         try:
             status, payload, content_type, extra = self._app.answer(method, headers, body, url)
         finally:
             server.answering = None
+            token.counts = stats.unjournal()  # this run's counts replace the first run's
         held[token.index] = self._render(status, payload, content_type, extra, token.close, http10, method == "HEAD")
 
     def _write(

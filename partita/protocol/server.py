@@ -81,13 +81,15 @@ class RequestToken:
     replaced before anything is sent.
     """
 
-    __slots__ = ("connection", "request", "index", "close")
+    __slots__ = ("connection", "request", "index", "close", "counts")
 
     def __init__(self, connection: HttpConnection | None, request: tuple[Any, ...] | None) -> None:
         self.connection = connection
         self.request = request
         self.index = -1  # where its answer is held (-1: not held, the connection is gone)
         self.close = False
+        #: Its last run's metric counts (ProcessStats.unjournal), counted once the group commits.
+        self.counts: list[tuple[Any, ...]] = []
 
 
 class HttpServer:
@@ -121,6 +123,10 @@ class HttpServer:
         # held for an open group, and the connections holding some.
         store = getattr(getattr(app, "engine", None), "store", None)
         self._group: Any = store if hasattr(store, "attach") else None
+        # With a group store, each request's metric counts are journaled, and those of a
+        # request that may run again wait for the commit (`counted`): a rerun counts once.
+        self.stats: Any = app.engine.stats if self._group is not None else None
+        self.counted: list[RequestToken] = []
         self.holding = False
         self.held: list[HttpConnection] = []
         # The request being answered and its connection (set around every
@@ -181,6 +187,10 @@ class HttpServer:
             committed = False
         self.holding = False
         self.token = None
+        counted, self.counted = self.counted, []
+        if committed:
+            for token in counted:
+                self.stats.apply(token.counts)
         held, self.held = self.held, []
         for connection in held:
             connection.release(committed)

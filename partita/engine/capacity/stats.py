@@ -21,6 +21,7 @@ import os
 import time
 from bisect import bisect_left
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 import orjson
@@ -48,11 +49,47 @@ class ProcessStats:
         self._changes = 0
         self._seen = 0  # at the last tick
         self._saved = 0  # at the last write
+        #: While a request's counts are journaled (`journal`): where they go, and whose thread's.
+        self._journal: list[tuple[Any, ...]] | None = None
+        self._journal_thread = 0
         if directory is not None:
             directory.mkdir(parents=True, exist_ok=True)
 
+    # -- a request's counts, kept until its answer is final -----------------------------
+
+    def journal(self) -> None:
+        """Keep this thread's counts aside until `unjournal`, instead of counting them.
+
+        Why: on the SQLite store a request's write may be run again at the
+        group commit (its reads changed), and both runs count; the server
+        keeps each run's counts and applies the last run's once its answer
+        is final, so a rerun request counts once. Other threads (the TTL
+        duty, say) count as usual meanwhile.
+        """
+        self._journal = []
+        self._journal_thread = get_ident()
+
+    def unjournal(self) -> list[tuple[Any, ...]]:
+        """Stop journaling; the counts kept since `journal`, for `apply` (or to drop)."""
+        kept, self._journal = self._journal, None
+        return kept or []
+
+    def apply(self, kept: list[tuple[Any, ...]]) -> None:
+        """Count what `unjournal` returned."""
+        for kind, a, b, n in kept:
+            if kind == "observe":
+                self._observe(a, b, n)
+            else:
+                self._add_event(a, b, n)
+
     def observe(self, operation: str, outcome: str, seconds: float) -> None:
         """One answered request: its outcome (SUCCESS or the error code) and its latency."""
+        if self._journal is not None and get_ident() == self._journal_thread:
+            self._journal.append(("observe", operation, outcome, seconds))
+            return
+        self._observe(operation, outcome, seconds)
+
+    def _observe(self, operation: str, outcome: str, seconds: float) -> None:
         outcomes = self.requests.get(operation)
         if outcomes is None:
             outcomes = self.requests[operation] = {}
@@ -64,6 +101,13 @@ class ProcessStats:
         histogram[-1] += seconds
 
     def add(self, name: str, table: str, n: float = 1.0) -> None:
+        """An event counted by table: stream records written, TTL deletions."""
+        if self._journal is not None and get_ident() == self._journal_thread:
+            self._journal.append(("add", name, table, n))
+            return
+        self._add_event(name, table, n)
+
+    def _add_event(self, name: str, table: str, n: float) -> None:
         key = (name, table)
         self.events[key] = self.events.get(key, 0.0) + n
         self._changes += 1
