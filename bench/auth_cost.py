@@ -122,10 +122,10 @@ class _Transport:
 
 def through_server(app: PartitaApp, raw: list[bytes], rounds: int = 7) -> float:
     """Per request through `HttpConnection.data_received` (parse, answer, format), in-process."""
-    from partita.protocol.server import HttpConnection, HttpServer
+    from partita.protocol.server import HttpConnection, HttpServer, SigningConnection
 
     server = HttpServer(app)
-    connection = HttpConnection(server)
+    connection = (HttpConnection if app.auth is None else SigningConnection)(server)  # as HttpServer.start picks
     transport = _Transport()
     connection.connection_made(transport)  # type: ignore[arg-type]
     times = []

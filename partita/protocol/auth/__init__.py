@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import hmac
 import time
-from binascii import hexlify
-from hashlib import sha256
-from hmac import compare_digest
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from ...api.authorize import Requirements, plain_check_key
 from ...engine.clock import wall_now
 from ...engine.engine import Engine
 from ...errors import AccessDeniedException
+from .digest import check
 from .errors import INVALID_TOKEN, UnrecognizedClientException
 from .policies import (
     IDENTITY_DENY,
@@ -94,7 +92,8 @@ class Authenticator:
                     # The canonical request, string to sign and HMAC (sigv4.py), inline: this
                     # runs on every request. What the signed values fix is remembered (a
                     # `Form`: hash states over the bytes they fix); the body's hash, the
-                    # canonical request's hash and the HMAC are computed for each request.
+                    # canonical request's hash and the HMAC are computed for each request,
+                    # in one call (digest.check).
                     if method != plan.method or path != plan.path:
                         form = None
                     elif values == plan.last_values:  # concurrent clients sign within the same second
@@ -114,13 +113,7 @@ class Authenticator:
                             or _token_matches(plan.principal, headers)
                         )
                     ):
-                        canonical = form.canonical.copy()
-                        canonical.update(hexlify(sha256(body).digest()))
-                        mac = form.inner.copy()
-                        mac.update(hexlify(canonical.digest()))
-                        final = plan.outer.copy()
-                        final.update(mac.digest())
-                        if compare_digest(hexlify(final.digest()), raw[-64:]):
+                        if check(form.canonical, form.inner, plan.outer, body, raw[-64:]):
                             if made:
                                 plan.remember(values, form, method, path)
                             return plan.principal

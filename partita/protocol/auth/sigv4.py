@@ -21,17 +21,16 @@ import hashlib
 import hmac
 import re
 import time
-from binascii import hexlify
 from calendar import monthrange, timegm
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_tz
 from functools import lru_cache
-from hashlib import sha256
 from operator import itemgetter
 from typing import Any
 from urllib.parse import quote, unquote
 
+from .digest import check, state
 from .errors import (
     IncompleteSignatureException,
     InvalidSignatureException,
@@ -130,7 +129,7 @@ class Plan:
     names: tuple[bytes, ...]
     values: Callable[[dict[bytes, bytes]], tuple[bytes, ...]]
     token: bytes | None  # the principal's session token
-    inner: Any  # the signing key's HMAC states
+    inner: Any  # the signing key's HMAC states (digest.state)
     outer: Any
     method: str = ""  # the (method, path) `template` and `forms` are for
     path: bytes = b""
@@ -164,11 +163,9 @@ class Plan:
             values_signed = tuple([b" ".join(value.split()) for value in values])
         else:
             values_signed = values
-        inner = self.inner.copy()
-        inner.update(b"AWS4-HMAC-SHA256\n" + amz + self.middle)
         return Form(
-            sha256(self.template_for(method, path) % values_signed),
-            inner,
+            state(self.template_for(method, path) % values_signed),
+            state(b"AWS4-HMAC-SHA256\n" + amz + self.middle, self.inner),
             float(seconds - MAX_SKEW_SECONDS),  # floats: compared with wall time, no int-float compare
             float(seconds + MAX_SKEW_SECONDS),
         )
@@ -204,8 +201,8 @@ class Form:
     signature is kept. Also the window of wall time X-Amz-Date is good for.
     """
 
-    canonical: Any  # SHA-256 having absorbed the canonical request less the body's hash
-    inner: Any  # the HMAC's inner SHA-256 having absorbed the string to sign less the hash
+    canonical: Any  # SHA-256 state having absorbed the canonical request less the body's hash
+    inner: Any  # the HMAC's inner SHA-256 state having absorbed the string to sign less the hash
     earliest: float  # wall time in [earliest, latest]: X-Amz-Date within 15 minutes
     latest: float
 
@@ -386,47 +383,32 @@ so that is what Partita sends (it also keeps header values out of errors)."""
 def verify_signature(
     auth: Parsed, secret: str, method: str, path: bytes, headers: dict[bytes, bytes], body: bytes
 ) -> None:
-    """Recompute the signature over the request as received; constant-time compare."""
-    expected = signature(auth, secret, method, path, headers, body)
-    if not hmac.compare_digest(expected, auth.signature):
+    """Recompute the signature over the request as received; constant-time compare (digest.check)."""
+    scope = f"{auth.date}/{auth.region}/{auth.service}/{auth.terminator}".encode("latin-1")
+    inner, outer = signing_pads(secret, scope)
+    head = canonical_head(method, path, b";".join(auth.signed_headers), auth.signed_headers, headers)
+    to_sign = b"AWS4-HMAC-SHA256\n" + auth.amz_date.encode("latin-1") + b"\n" + scope + b"\n"
+    if not check(state(head), state(to_sign, inner), outer, body, auth.signature):
         raise InvalidSignatureException(SIGNATURE_MISMATCH)
 
 
-def signature(
-    auth: Parsed, secret: str, method: str, path: bytes, headers: dict[bytes, bytes], body: bytes
+def canonical_head(
+    method: str, path: bytes, signed: bytes, names: Sequence[bytes], headers: dict[bytes, bytes]
 ) -> bytes:
-    scope = f"{auth.date}/{auth.region}/{auth.service}/{auth.terminator}".encode("latin-1")
-    signed = b";".join(auth.signed_headers)
-    canonical = canonical_request(method, path, signed, auth.signed_headers, headers, body)
-    return sign(secret, scope, auth.amz_date.encode("latin-1"), canonical)
+    """SigV4's canonical request less the body's hash (which `digest.check` appends).
 
-
-def sign(secret: str, scope: bytes, amz_date: bytes, canonical: bytes) -> bytes:
-    """The hex signature of a canonical request: the string to sign, HMAC'd with the scope's key."""
-    inner, outer = signing_pads(secret, scope)
-    mac = inner.copy()
-    mac.update(b"AWS4-HMAC-SHA256\n" + amz_date + b"\n" + scope + b"\n" + hexlify(sha256(canonical).digest()))
-    final = outer.copy()
-    final.update(mac.digest())
-    return hexlify(final.digest())
-
-
-def canonical_request(
-    method: str, path: bytes, signed: bytes, names: Sequence[bytes], headers: dict[bytes, bytes], body: bytes
-) -> bytes:
-    """SigV4's canonical request, as one formatting of a template cached per (method, path, signed).
-
-    `signed` is the SignedHeaders value lower-cased and `names` its parts.
-    The header values are the HTTP layer's (names already lower-cased);
-    runs of whitespace collapse to one space, as the SDKs sign them. The
-    body is always hashed here: the client's X-Amz-Content-Sha256 is only
+    One formatting of a template cached per (method, path, signed); `signed`
+    is the SignedHeaders value lower-cased and `names` its parts. The header
+    values are the HTTP layer's (names already lower-cased); runs of
+    whitespace collapse to one space, as the SDKs sign them. The body is
+    always hashed by the check: the client's X-Amz-Content-Sha256 is only
     one more signed header and cannot vouch for the body.
     """
     template = _cached_template(method, path, signed, names)
     get = headers.get
     if REPEATED in headers:
         get = lambda name, default: headers.get(b"\x00" + name) or headers.get(name, default)  # noqa: E731
-    return template % tuple([b" ".join(get(name, b"").split()) for name in names]) + hexlify(sha256(body).digest())
+    return template % tuple([b" ".join(get(name, b"").split()) for name in names])
 
 
 def _cached_template(method: str, path: bytes, signed: bytes, names: Sequence[bytes]) -> bytes:
@@ -481,15 +463,15 @@ def signing_key(secret: str, date: str, region: str, service: str) -> bytes:
 def signing_pads(secret: str, scope: bytes) -> tuple[Any, Any]:
     """The signing key of a scope as HMAC's two keyed SHA-256 states, cached per (secret, scope).
 
-    HMAC by hand from these copies costs half of `hmac.new(key, ...)`,
-    which re-derives the pads on every call.
+    HMAC continued from these states (digest.check) costs a fraction of
+    `hmac.new(key, ...)`, which re-derives the pads on every call.
     """
     cache_key = (secret, scope)
     pads = _SIGNING_KEYS.get(cache_key)
     if pads is None:
         date, region, service, _ = scope.decode("latin-1").split("/")
         key = signing_key(secret, date, region, service).ljust(64, b"\0")
-        pads = (sha256(key.translate(_IPAD)), sha256(key.translate(_OPAD)))
+        pads = (state(key.translate(_IPAD)), state(key.translate(_OPAD)))
         if len(_SIGNING_KEYS) >= _MAX_SIGNING_KEYS:
             _SIGNING_KEYS.clear()
         _SIGNING_KEYS[cache_key] = pads
