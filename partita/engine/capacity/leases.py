@@ -1,7 +1,7 @@
 """A process's lease on one shared bucket: tokens it may spend with no lock on the shared region.
 
 The meter (meter.py) grants, spends and settles leases; this is what one
-holds. Its tokens live in an array of its resource (`Resource.tokens`), which
+holds. Its tokens live in an array of its resource (`Resource.state`), which
 the request path reads and debits without touching the Lease. What a lease has spent is not counted per request: it is its grant
 less its tokens, worked out when the lease settles or publishes. Grants are
 whole half-units and every charge is a multiple of half a unit (reads are
@@ -15,7 +15,7 @@ from typing import Any
 
 from .buckets import DIM, DIM_SIZE, PEAK, TOKENS
 from .partitions import PARTITION_READ_UNITS, PARTITION_WRITE_UNITS
-from .resources import Resource
+from .resources import LEVEL_AT, Resource, tokens_at
 from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED
 
 CEILINGS = (float(PARTITION_READ_UNITS), float(PARTITION_WRITE_UNITS))
@@ -51,7 +51,8 @@ class Lease:
         self.level = level = number is None  # the table's (or GSI's) bucket, not a partition's
         self.ceiling = 0.0 if level else CEILINGS[dim]  # a partition's, for its hot seconds
         #: Where the tokens are: an array of the resource's, which the request path reads directly.
-        self.store, self.index = (res.level_tokens, dim) if number is None else (res.tokens[dim], number)
+        self.store = res.state
+        self.index = LEVEL_AT + dim if number is None else tokens_at(number, dim)
         self.store[self.index] = 0.0
         #: What `tokens` was when the windows last counted this lease: grant - tokens is spent, uncounted.
         self.grant = 0.0

@@ -80,7 +80,7 @@ from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
 from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, grant_of, pays
 from .partitions import HASH_OFFSET, INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
-from .resources import AMBIGUOUS, Resource, resources_of
+from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource, resources_of, tokens_at
 from .shared import SharedRegion, slot_key
 from .throttle import throttled
 
@@ -115,7 +115,8 @@ class Meter:
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
         self.slots, hot_table = self.region.tables
         self.hot = HotKeys(hot_table, self.region.lock, clock.now)
-        self._resources: dict[int, tuple[dict[str, Any], dict[str, Resource]]] = {}
+        #: table id -> (the description they are of, its resources, the table's own resource).
+        self._resources: dict[int, tuple[dict[str, Any], dict[str, Resource], Resource]] = {}
         #: Every lease of this process, by table id (for publish and for retiring them).
         self._leases: dict[int, list[Lease]] = {}
         #: Guards the leases and pending hot keys against the background tick's publish. The
@@ -134,14 +135,14 @@ class Meter:
         if cached is not None:  # new limits or a new map: settle the old leases first
             with self._lock:
                 self._publish(self.clock.now(), self._leases.pop(table.table_id, []), True)
-        self._resources[table.table_id] = (table.description, found)
+        self._resources[table.table_id] = (table.description, found, found[TABLE_MAP])
         return found
 
     def table_resource(self, table: Table) -> Resource:
         """The table's own resource (the bucket its items and local indexes are charged to)."""
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
-            return cached[1][TABLE_MAP]
+            return cached[2]
         return self.resources(table)[TABLE_MAP]
 
     # -- the request path -------------------------------------------------------------
@@ -156,31 +157,35 @@ class Meter:
         """
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
-            res = cached[1][TABLE_MAP]
+            res = cached[2]
         else:
             res = self.resources(table)[TABLE_MAP]
-        with self._lock:
+        lock = self._lock
+        lock.acquire()  # not `with`: its __enter__/__exit__ look-ups cost more than the lock
+        try:
             if self._cadence() < self._due:
                 number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
                 if number == AMBIGUOUS:
                     number = res.number(row)
-                tokens, levels = res.tokens[dim], res.level_tokens
-                left = tokens[number]
-                if left >= units and levels[dim] >= units:  # (no lease holds no tokens)
-                    tokens[number] = left - units
-                    levels[dim] -= units
+                state = res.state
+                at = PARTS_AT + (number << 1) + dim  # resources.tokens_at, inline
+                left = state[at]
+                if left >= units and state[dim] >= units:  # (LEVEL_AT is 0; no lease holds no tokens)
+                    state[at] = left - units
+                    state[dim] -= units
                     if key is not None:
                         if res.exact:
                             self.hot.add(res.hot_token, dim, row, key, units)
                         else:
-                            debt = res.hot_debt
-                            owed = debt[dim] + units
+                            owed = state[DEBT_AT + dim] + units
                             if owed >= HOT_SAMPLE_UNITS:
-                                debt[dim] = 0.0
+                                state[DEBT_AT + dim] = 0.0
                                 self.hot.add(res.hot_token, dim, row, key, owed)
                             else:
-                                debt[dim] = owed
+                                state[DEBT_AT + dim] = owed
                     return
+        finally:
+            lock.release()
         self.charge([(res, dim, row_hash(row), units, key, row)])
 
     def charge_rows(self, table: Table, dim: int, rows: list[bytes], units: list[float],
@@ -195,7 +200,7 @@ class Meter:
         admitted or refused exactly as in a loop of `charge_table` at this time.
         """
         res = self.table_resource(table)
-        tokens, levels, lookup, shift = res.tokens[dim], res.level_tokens, res.lookup, res.shift
+        state, lookup, shift = res.state, res.lookup, res.shift
         count = len(rows)
         refused: list[DynamoDBError | None] | None = None
         position = 0
@@ -207,11 +212,12 @@ class Meter:
                         number = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
                         if number == AMBIGUOUS:
                             number = res.number(row)
-                        left = tokens[number]
-                        if left < need or levels[dim] < need:
+                        at = PARTS_AT + (number << 1) + dim
+                        left = state[at]
+                        if left < need or state[dim] < need:
                             break
-                        tokens[number] = left - need
-                        levels[dim] -= need
+                        state[at] = left - need
+                        state[dim] -= need
                         key = keys[position]
                         position += 1
                         if key is not None:
@@ -235,11 +241,11 @@ class Meter:
             if len(charges) == 1:  # the common case, without the bookkeeping of recurring buckets
                 charge = charges[0]
                 res, dim, units = charge[0], charge[1], charge[3]
-                tokens, levels = res.tokens[dim], res.level_tokens
-                number = bisect_right(res.starts, charge[2]) - 1
-                if tokens[number] >= units and levels[dim] >= units:
-                    tokens[number] -= units
-                    levels[dim] -= units
+                state = res.state
+                at = tokens_at(bisect_right(res.starts, charge[2]) - 1, dim)
+                if state[at] >= units and state[LEVEL_AT + dim] >= units:
+                    state[at] -= units
+                    state[LEVEL_AT + dim] -= units
                     if charge[4] is not None:
                         self._rank(res, dim, charge[5], charge[4], units)
                     return
@@ -295,13 +301,13 @@ class Meter:
         if res.exact:
             self.hot.add(res.hot_token, dim, row, key, units)
             return
-        debt = res.hot_debt
-        owed = debt[dim] + units
+        state = res.state
+        owed = state[DEBT_AT + dim] + units
         if owed >= HOT_SAMPLE_UNITS:
-            debt[dim] = 0.0
+            state[DEBT_AT + dim] = 0.0
             self.hot.add(res.hot_token, dim, row, key, owed)
         else:
-            debt[dim] = owed
+            state[DEBT_AT + dim] = owed
 
     def _lease(self, res: Resource, dim: int, number: int | None) -> Lease:
         """The lease of a partition (by number) or, for None, of the table/GSI (a local bucket if the region is full)."""

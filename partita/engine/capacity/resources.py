@@ -30,6 +30,16 @@ if TYPE_CHECKING:
 AMBIGUOUS = 0xFFFF
 #: Slices of the lookup per partition: the share of requests that must bisect is about its inverse.
 _SLICES_PER_PARTITION_BITS = 6
+#: In `Resource.state`: the tokens of the table's (or GSI's) lease at LEVEL_AT + dimension, the
+#: hot-key sampling debt at DEBT_AT + dimension, a partition's lease tokens at `tokens_at`.
+LEVEL_AT = 0
+DEBT_AT = 2
+PARTS_AT = 4
+
+
+def tokens_at(number: int, dim: int) -> int:
+    """Where partition `number`'s lease tokens of dimension `dim` are in `Resource.state`."""
+    return PARTS_AT + (number << 1) + dim
 
 
 @dataclass(slots=True, eq=False)
@@ -55,26 +65,23 @@ class Resource:
     #: Contributor Insights is on for the table: every key's units are ranked, not a sample.
     exact: bool = False
     hot_token: tuple[int, int] = field(init=False)
-    #: Units (read, write) since the last request sampled for the hot-key ranking.
-    hot_debt: list[float] = field(init=False)
     #: Partition number by a row key's first two hash bytes shifted right by `shift` (see `number`).
     lookup: array[int] = field(init=False)
     shift: int = field(init=False)
-    #: The tokens of this process's leases (0 where it holds none), per dimension: by partition
-    #: number, and the table's (or GSI's). Flat arrays of doubles, not attributes of the Lease
-    #: objects, so a request reads one array slot instead of an object and the float it points to.
-    tokens: tuple[array[float], array[float]] = field(init=False)
-    level_tokens: array[float] = field(init=False)
+    #: What the request path reads and debits, in one flat array of doubles (`LEVEL_AT`, `DEBT_AT`,
+    #: `tokens_at`): the tokens of this process's leases (0 where it holds none), the table's (or
+    #: GSI's) and each partition's, per dimension, and the units since the last request sampled for
+    #: the hot-key ranking. One array, not objects or an array each: in a loaded server every
+    #: object a request touches is likely a cache miss (docs/decisions.md, "The emulation's fifth
+    #: cost pass").
+    state: array[float] = field(init=False)
 
     def __post_init__(self) -> None:
         self.parts = ([None] * len(self.starts), [None] * len(self.starts))
         self.levels = [None, None]
         self.hot_token = (self.table_id, self.tag)
-        self.hot_debt = [0.0, 0.0]
         self.lookup, self.shift = lookup_of(self.starts)
-        count = len(self.starts)
-        self.tokens = (array("d", bytes(8 * count)), array("d", bytes(8 * count)))
-        self.level_tokens = array("d", [0.0, 0.0])
+        self.state = array("d", bytes(8 * tokens_at(len(self.starts), 0)))
 
     def number(self, row: bytes) -> int:
         """The partition number of a row key (the meter's request path has this inline).
