@@ -143,23 +143,19 @@ class BatchOps:
         with self._store.write() as txn:
             if len(actions) > 1:
                 txn.prefetch([action.row for action in actions])
+            # Every request is read before any is stored, so that the meter can charge the batch in
+            # one call; the rows are distinct (api/batch.py refuses duplicates), so no read would
+            # have seen another request's write.
+            resolved = [resolve(txn, action) for action in actions]
+            refused = None
             if meter is not None and (self._enforce or any(action.table.insights for action in actions)):
-                # Every request is read before any is charged, so that the meter charges the batch in
-                # one call (its rows are distinct, so no read sees another request's write).
-                resolved = [resolve(txn, action) for action in actions]
                 refused = charge_batch(meter, actions, resolved, self._enforce)
-                for position, action in enumerate(actions):
-                    old, new = resolved[position]
-                    error = None if refused is None else refused[position]
-                    if error is not None:
-                        outcomes.append(WriteOutcome(action, Consumed(action.table.name), None, error))
-                        continue
-                    effects = store(txn, action, old, new, self._rules)
-                    outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects),
-                                                 effects.collection_bytes))
-                return outcomes
-            for action in actions:
-                old, new = resolve(txn, action)
+            for position, action in enumerate(actions):
+                old, new = resolved[position]
+                error = None if refused is None else refused[position]
+                if error is not None:
+                    outcomes.append(WriteOutcome(action, Consumed(action.table.name), None, error))
+                    continue
                 effects = store(txn, action, old, new, self._rules)
                 outcomes.append(WriteOutcome(action, write_capacity(action, old, new, effects), effects.collection_bytes))
         return outcomes
