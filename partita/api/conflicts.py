@@ -84,15 +84,19 @@ class Backoff:
 
 def run(handler: Callable[[Any, dict[str, Any]], dict[str, Any]], engine: Any, request: dict[str, Any]) -> dict[str, Any]:
     backoff = Backoff()
+    stats = engine.stats
     for attempt in range(ATTEMPTS):
+        kept = stats.kept()  # a rolled-back run's metric counts (stream records) are dropped
         try:
             return handler(engine, request)
         except ItemInTransaction:
             raise TransactionConflictException(ONGOING) from None
         except Stale:
+            stats.forget(kept)
             if attempt == ATTEMPTS - 1:
                 raise TransactionConflictException(ONGOING) from None
         except Conflict:
+            stats.forget(kept)
             if attempt == ATTEMPTS - 1:
                 raise TransactionConflictException(ONGOING) from None
             backoff.pause()

@@ -74,6 +74,21 @@ class ProcessStats:
         kept, self._journal = self._journal, None
         return kept or []
 
+    def kept(self) -> int:
+        """How many counts this thread's journal holds (-1 when it keeps none), for `forget`."""
+        journal = self._journal
+        return -1 if journal is None or get_ident() != self._journal_thread else len(journal)
+
+    def forget(self, kept: int) -> None:
+        """Drop what the journal gained since `kept()` said `kept`: counts of a run that was rolled back.
+
+        Only journaled counts can be taken back; without a journal (the memory
+        store, PostgreSQL) a stream record of a run that a conflict rolls back
+        stays counted (docs/decisions.md, "/metrics").
+        """
+        if kept >= 0 and self._journal is not None:
+            del self._journal[kept:]
+
     def apply(self, kept: list[tuple[Any, ...]]) -> None:
         """Count what `unjournal` returned."""
         for kind, a, b, n in kept:
