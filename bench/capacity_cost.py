@@ -28,7 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run as bench  # noqa: E402
+from client import DynamoClient, Signer  # noqa: E402
+from servers import SERVERS  # noqa: E402
+from tables import TableSpec, batch_chunk, create_table  # noqa: E402
+from workloads import RequestBuilder, build_batch, build_get, build_put, build_update  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CONNECTIONS = 32
@@ -44,8 +47,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def pool(path: Path, port: int, table: bench.TableSpec, build: bench.RequestBuilder, size: int, seed: int) -> list[bytes]:
-    signer = bench.Signer()
+def pool(path: Path, port: int, table: TableSpec, build: RequestBuilder, size: int, seed: int) -> list[bytes]:
+    signer = Signer()
     rng = random.Random(seed)
     out = []
     for _ in range(size):
@@ -114,8 +117,8 @@ def measure(emulated: bool, workload: str, count: int, warm: int, out_root: Path
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("callgrind.out.*"):
         old.unlink()
-    # The bench's own server commands (bench/run.py), after the `partita` executable.
-    serve = bench.SERVERS["partita-emulated" if emulated else "partita"].command(port)[1:]
+    # The bench's own server commands (bench/servers.py), after the `partita` executable.
+    serve = SERVERS["partita-emulated" if emulated else "partita"].command(port)[1:]
     command = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
                f"--callgrind-out-file={out_dir}/callgrind.out.%p",
                str(REPO / ".venv/bin/python"), __file__, "serve-dilated", str(speed), *serve]
@@ -125,7 +128,7 @@ def measure(emulated: bool, workload: str, count: int, warm: int, out_root: Path
     server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         deadline = time.monotonic() + 300
-        client = bench.DynamoClient(port, timeout=120)
+        client = DynamoClient(port, timeout=120)
         while True:
             try:
                 client.call("ListTables", {})
@@ -135,11 +138,11 @@ def measure(emulated: bool, workload: str, count: int, warm: int, out_root: Path
                     raise
                 time.sleep(0.5)
         items = 10_000  # bench/run.py's default
-        table = bench.TableSpec("bench_simple", range_key=False, partitions=items)
-        bench.create_table(client, table, options=bench.SERVERS["partita-emulated"].table_options)
-        bench.batch_chunk(client, table, list(table.all_items()))
-        build = {"put": bench.build_put, "update": bench.build_update, "batch": bench.build_batch,
-                 "get": bench.build_get}[workload]
+        table = TableSpec("bench_simple", range_key=False, partitions=items)
+        create_table(client, table, options=SERVERS["partita-emulated"].table_options)
+        batch_chunk(client, table, list(table.all_items()))
+        build = {"put": build_put, "update": build_update, "batch": build_batch,
+                 "get": build_get}[workload]
         requests = pool(out_dir / "pool", port, table, build, warm + count, 7)
         if replay(port, requests[:warm], rate):
             print("warning: bad answers while warming", file=sys.stderr)

@@ -1,5 +1,5 @@
 -- Replays a pool of pre-built, pre-signed raw HTTP/1.1 requests (made by
--- bench/run.py) over wrk's keep-alive connections. The request bytes are the
+-- bench/wrk.py's write_pool) over wrk's keep-alive connections. The request bytes are the
 -- same for every server, so servers are compared on identical traffic, and
 -- wrk spends no CPU building requests.
 --
@@ -10,7 +10,7 @@
 --   3: the text every good response body contains (e.g. "Item" for GetItem)
 --   4: wrk's thread count (to spread the threads' start points over the pool)
 --
--- done() prints one line "BENCH_RESULT {json}" that run.py parses.
+-- done() prints one line "BENCH_RESULT {json}" that bench/wrk.py parses.
 
 local threads = {}
 
