@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from partita.engine.serialization_errors import check_item_types
 from partita.engine.sizes import item_size, value_size
 from partita.engine.values import (
-    check_item_types,
     compare,
     normalize_item,
     normalize_number,

@@ -28,7 +28,8 @@ from ..engine.items import (
     prepare_delete,
     prepare_put,
 )
-from ..engine.values import check_item_types, normalize_item
+from ..engine.serialization_errors import check_item_types
+from ..engine.values import normalize_item
 from ..errors import DynamoDBError, SerializationException, ValidationException
 from . import conflicts
 from .expression_params import read_expressions

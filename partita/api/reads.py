@@ -3,8 +3,9 @@
 The order of checks is part of the contract (a request with two faults gets
 the service's first one): parameter mixing, legacy conditions, the starting
 key's values, then expressions, then everything that needs the table's key
-schema. ``validation/reads.py`` holds the rules; this module runs them in
-order and turns the engine's page into DynamoDB's response.
+schema. ``validation/reads.py`` holds the rules (a KeyConditionExpression's
+form: ``validation/key_conditions.py``); this module runs them in order and
+turns the engine's page into DynamoDB's response.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..engine.values import normalize_value
 from ..errors import ValidationException
 from .expression_params import Expressions, check_usage, read_expressions
 from .validation import reads as rules
+from .validation.key_conditions import KeyTerm, key_terms_from_expression
 
 Item = dict[str, dict[str, Any]]
 
@@ -82,12 +84,12 @@ def _filter_and_projection(
     return out
 
 
-def _key_conditions(request: dict[str, Any]) -> dict[str, rules.KeyTerm]:
+def _key_conditions(request: dict[str, Any]) -> dict[str, KeyTerm]:
     """Validate legacy KeyConditions as conditions; one term per attribute."""
     conditions = request["KeyConditions"]
     translate_conditions(conditions, None, "KeyConditions")
     return {
-        name: rules.KeyTerm(
+        name: KeyTerm(
             entry["ComparisonOperator"],
             [normalize_value(v) for v in entry.get("AttributeValueList") or ()],
         )
@@ -195,7 +197,7 @@ def query(
     expressions = read_expressions(request, _QUERY_PARSE_ORDER)
     key_condition = expressions.get("KeyConditionExpression")
     if key_condition is not None:
-        terms = rules.key_terms_from_expression(key_condition, expressions.names, expressions.values)
+        terms = key_terms_from_expression(key_condition, expressions.names, expressions.values)
     else:
         terms = _key_conditions(request)
     rules.check_condition_count(terms, request.get("IndexName") is not None)

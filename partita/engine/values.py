@@ -12,8 +12,7 @@ Where the messages come from (see docs/decisions.md, "Attribute values"):
   real service (its ``validateAttributeValue`` checks), plus the nesting-depth
   text recorded against the real service by a conformance suite.
 * SerializationException texts are those of the service's JSON deserializer
-  (coral), as pinned by dynalite's current test helpers and moto's tests:
-  ``NUMBER_VALUE cannot be converted to String`` and friends. The service
+  (coral), kept with their checks in serialization_errors.py. The service
   deserializes the whole request before validating any of it, so a
   serialization error anywhere beats a validation error anywhere; the public
   functions here honour that by rescanning on the (rare) validation-error path.
@@ -22,13 +21,23 @@ Where the messages come from (see docs/decisions.md, "Attribute values"):
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from partita.errors import SerializationException, ValidationException, shown
+
+from .serialization_errors import (
+    blob_slot_error,
+    bool_slot_error,
+    check_item_types,
+    check_value_types,
+    list_slot_error,
+    map_slot_error,
+    string_slot_error,
+    value_slot_error,
+)
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -80,117 +89,6 @@ def _ss_duplicates_message(members: list[str]) -> str:
 def _bs_duplicates_message(members: list[str]) -> str:
     # The missing space before "of" is the service's.
     return f"{_INVALID}Input collection [{', '.join(members)}]of type BS contains duplicates."
-
-
-# --- SerializationException messages (the JSON deserializer's) ---------------------
-
-START_OF_MAP = "Start of structure or map found where not expected"
-_AV_CLASS = "com.amazonaws.dynamodb.v20120810.AttributeValue"
-MSG_B64_BAD_LAST = "Invalid last non-pad Base64 character dectected"  # sic
-
-
-def json_token_name(value: Any) -> str:
-    """The service deserializer's name for a JSON scalar token (bool before int: bool is an int).
-
-    Shared with the request-shape validator, which reports the same tokens.
-    """
-    if value is True:
-        return "TRUE_VALUE"
-    if value is False:
-        return "FALSE_VALUE"
-    if isinstance(value, int):
-        return "NUMBER_VALUE"
-    if isinstance(value, float):
-        return "DECIMAL_VALUE"
-    return "STRING_VALUE"
-
-
-def _string_slot_error(value: Any) -> str | None:
-    """Message for a non-string where a String (S, N, SS/NS member) is expected."""
-    if isinstance(value, str) or value is None:
-        return None
-    if isinstance(value, dict):
-        return START_OF_MAP
-    if isinstance(value, list):
-        return "Unrecognized collection type class java.lang.String"
-    return f"{json_token_name(value)} cannot be converted to String"
-
-
-def _bool_slot_error(value: Any) -> str | None:
-    """Message for a non-boolean where BOOL or NULL expects one."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, dict):
-        return START_OF_MAP
-    if isinstance(value, list):
-        return "Unrecognized collection type class java.lang.Boolean"
-    if isinstance(value, str):
-        return "Unexpected token received from parser"
-    return f"{json_token_name(value)} cannot be converted to Boolean"
-
-
-def _blob_slot_error(value: Any) -> str | None:
-    """Message for a bad Blob (B, BS member): wrong JSON type or non-canonical base64."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return _base64_error(value)
-    if isinstance(value, dict):
-        return START_OF_MAP
-    if isinstance(value, list):
-        return "Unrecognized collection type class java.nio.ByteBuffer"
-    return "only base-64-encoded strings are convertible to bytes"
-
-
-def _list_slot_error(value: Any) -> str | None:
-    """Message for a non-list where SS/NS/BS/L expects a JSON array."""
-    if isinstance(value, list) or value is None:
-        return None
-    if isinstance(value, dict):
-        return START_OF_MAP
-    return "Unexpected field type"
-
-
-def _map_slot_error(value: Any) -> str | None:
-    """Message for a non-object where M (or an item / key map) expects a JSON object."""
-    if isinstance(value, dict) or value is None:
-        return None
-    if isinstance(value, list):
-        return f"Unrecognized collection type java.util.Map<java.lang.String, {_AV_CLASS}>"
-    return "Unexpected field type"
-
-
-def _value_slot_error(value: Any) -> str | None:
-    """Message for a non-object where an AttributeValue structure is expected."""
-    if isinstance(value, dict) or value is None:
-        return None
-    if isinstance(value, list):
-        return f"Unrecognized collection type class {_AV_CLASS}"
-    return "Unexpected value type in payload"
-
-
-_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
-
-
-def _base64_error(text: str) -> str | None:
-    """None if ``text`` is canonical padded base64, else the deserializer's complaint.
-
-    The service rejects anything that does not re-encode to itself (wrong length,
-    stray padding, non-zero pad bits), so accepted text is already canonical and
-    needs no rewriting.
-    """
-    try:
-        raw = binascii.a2b_base64(text, strict_mode=True)
-    except (binascii.Error, ValueError):
-        raw = None
-    if raw is not None and binascii.b2a_base64(raw, newline=False).decode("ascii") == text:
-        return None
-    if len(text) % 4:
-        return f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}"
-    for ch in text:
-        if ch not in _B64_ALPHABET:
-            return f"Invalid Base64 character: '{ch}'"
-    return MSG_B64_BAD_LAST
 
 
 # --- Numbers -----------------------------------------------------------------------
@@ -294,17 +192,17 @@ _Handler = Callable[[Any, int], Any]
 def _norm_s(value: Any, depth: int) -> str:
     if type(value) is str:
         return value
-    raise SerializationException(_string_slot_error(value))
+    raise SerializationException(string_slot_error(value))
 
 
 def _norm_n(value: Any, depth: int) -> str:
     if type(value) is str:
         return normalize_number(value)
-    raise SerializationException(_string_slot_error(value))
+    raise SerializationException(string_slot_error(value))
 
 
 def _norm_b(value: Any, depth: int) -> str:
-    message = _blob_slot_error(value)
+    message = blob_slot_error(value)
     if message is not None:
         raise SerializationException(message)
     return value  # accepted base64 is canonical already
@@ -313,12 +211,12 @@ def _norm_b(value: Any, depth: int) -> str:
 def _norm_bool(value: Any, depth: int) -> bool:
     if type(value) is bool:
         return value
-    raise SerializationException(_bool_slot_error(value))
+    raise SerializationException(bool_slot_error(value))
 
 
 def _norm_null(value: Any, depth: int) -> bool:
     if type(value) is not bool:
-        raise SerializationException(_bool_slot_error(value))
+        raise SerializationException(bool_slot_error(value))
     if not value:
         raise ValidationException(MSG_NULL_NOT_TRUE)
     return True
@@ -326,7 +224,7 @@ def _norm_null(value: Any, depth: int) -> bool:
 
 def _check_list(value: Any) -> list[Any]:
     if type(value) is not list:
-        raise SerializationException(_list_slot_error(value))
+        raise SerializationException(list_slot_error(value))
     return value
 
 
@@ -334,7 +232,7 @@ def _norm_ss(value: Any, depth: int) -> list[str]:
     members = _check_list(value)
     for member in members:
         if type(member) is not str and member is not None:
-            raise SerializationException(_string_slot_error(member))
+            raise SerializationException(string_slot_error(member))
     if not members:
         raise ValidationException(MSG_EMPTY_SS)
     if None in members:
@@ -348,7 +246,7 @@ def _norm_ns(value: Any, depth: int) -> list[str]:
     members = _check_list(value)
     for member in members:
         if type(member) is not str and member is not None:
-            raise SerializationException(_string_slot_error(member))
+            raise SerializationException(string_slot_error(member))
     if not members:
         raise ValidationException(MSG_EMPTY_NS)
     out = [normalize_number(m) if m is not None else normalize_number("") for m in members]
@@ -360,7 +258,7 @@ def _norm_ns(value: Any, depth: int) -> list[str]:
 def _norm_bs(value: Any, depth: int) -> list[str]:
     members = _check_list(value)
     for member in members:
-        message = _blob_slot_error(member)
+        message = blob_slot_error(member)
         if message is not None:
             raise SerializationException(message)
     if not members:
@@ -379,7 +277,7 @@ def _norm_l(value: Any, depth: int) -> list[AttributeValue]:
 
 def _norm_m(value: Any, depth: int) -> dict[str, AttributeValue]:
     if type(value) is not dict:
-        raise SerializationException(_map_slot_error(value))
+        raise SerializationException(map_slot_error(value))
     child = depth + 1
     return {name: _norm(element, child) for name, element in value.items()}
 
@@ -429,7 +327,7 @@ def _norm_general(av: Any, depth: int) -> AttributeValue:
     if type(av) is not dict:
         if av is None:
             raise ValidationException(MSG_EMPTY_AV)
-        raise SerializationException(_value_slot_error(av))
+        raise SerializationException(value_slot_error(av))
     if depth > MAX_NESTING_DEPTH:
         raise ValidationException(MSG_NESTING)
     found_type: str | None = None
@@ -474,78 +372,12 @@ def normalize_item(item: Any) -> Item:
     canonical strings; binaries must already be canonical base64.
     """
     if type(item) is not dict:
-        raise SerializationException(_map_slot_error(item))
+        raise SerializationException(map_slot_error(item))
     try:
         return {name: _norm(av, 1) for name, av in item.items()}
     except ValidationException:
         check_item_types(item)
         raise
-
-
-# --- The deserializer's view alone ---------------------------------------------------
-
-
-def _value_type_error(av: Any) -> str | None:
-    """First deserialization error inside one attribute value, in document order."""
-    message = _value_slot_error(av)
-    if message is not None or av is None:
-        return message
-    for type_name, value in av.items():
-        if value is None:
-            continue
-        if type_name in ("S", "N"):
-            message = _string_slot_error(value)
-        elif type_name == "B":
-            message = _blob_slot_error(value)
-        elif type_name in ("BOOL", "NULL"):
-            message = _bool_slot_error(value)
-        elif type_name in ("SS", "NS", "BS", "L"):
-            message = _list_slot_error(value)
-            if message is None:
-                if type_name == "L":
-                    member_check: Callable[[Any], str | None] = _value_type_error
-                elif type_name == "BS":
-                    member_check = _blob_slot_error
-                else:
-                    member_check = _string_slot_error
-                for member in value:
-                    message = member_check(member)
-                    if message is not None:
-                        break
-        elif type_name == "M":
-            message = _map_slot_error(value)
-            if message is None:
-                for member in value.values():
-                    message = _value_type_error(member)
-                    if message is not None:
-                        break
-        if message is not None:
-            return message
-    return None
-
-
-def check_value_types(av: Any) -> None:
-    """Raise the SerializationException the service's deserializer would, if any.
-
-    The api layer may call this on every AttributeValue-bearing part of a
-    request before validating any of them, to get the service's precedence of
-    serialization over validation errors across the whole request.
-    """
-    message = _value_type_error(av)
-    if message is not None:
-        raise SerializationException(message)
-
-
-def check_item_types(item: Any) -> None:
-    """:func:`check_value_types` for an item or key map."""
-    message = _map_slot_error(item)
-    if message is None and item is not None:
-        for av in item.values():
-            message = _value_type_error(av)
-            if message is not None:
-                break
-    if message is not None:
-        raise SerializationException(message)
 
 
 # --- Order and equality --------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The text of coral's constraint clauses, shared by the compiled shape checks (shapes.py).
+"""The text of coral's constraint clauses, shared by the compiled shape checks (compiler.py).
 
 ``Value <v> at '<path>' failed to satisfy constraint: Member must ...``: how one
 member's clauses are worded and ordered, and how a map states its key and

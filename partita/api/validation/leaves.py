@@ -1,9 +1,9 @@
 """Scalar (leaf) checks of the request-shape validator, and the codec's kind errors.
 
-Split from ``shapes.py`` (which compiles structures, lists and maps): a leaf
-check takes one JSON scalar and returns the constraint tails it violates
-("Member must ...") or None, and raises SerializationException, with the Java
-codec's message, for a JSON value of the wrong kind.
+Split from ``shapes.py`` (``compiler.py`` compiles structures, lists and
+maps): a leaf check takes one JSON scalar and returns the constraint tails it
+violates ("Member must ...") or None, and raises SerializationException, with
+the Java codec's message, for a JSON value of the wrong kind.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from partita.engine.values import START_OF_MAP, json_token_name
+from partita.engine.serialization_errors import START_OF_MAP, json_token_name
 from partita.errors import SerializationException
 
 LeafCheck = Callable[[Any], "list[str] | None"]

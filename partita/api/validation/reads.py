@@ -3,10 +3,11 @@
 Two groups, because the service checks them at two moments:
 
 * before the table is looked up: Select against the projection parameters,
-  the ExclusiveStartKey's values, Segment/TotalSegments, and the *form* of a
-  KeyConditionExpression (no OR/NOT/IN/<>, one condition per key, no nested
-  paths or operations ...). A request that fails these fails even against a
-  table that does not exist.
+  the ExclusiveStartKey's values, Segment/TotalSegments, the number of key
+  conditions, and the *form* of a KeyConditionExpression (no OR/NOT/IN/<>, one
+  condition per key, no nested paths or operations ...; in key_conditions.py,
+  which also defines the KeyTerm both kinds of key condition become). A request
+  that fails these fails even against a table that does not exist.
 * against the table's key schema: which key attributes the conditions name
   and how, whether ExclusiveStartKey is a key of this table (and of this
   query or segment), and whether a filter or projection touches a key in a
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ...engine.expressions import (
@@ -35,7 +35,6 @@ from ...engine.expressions import (
     Or,
     Path,
     Projection,
-    Value,
     resolve_path,
 )
 from ...engine.item_keys import check_key
@@ -51,6 +50,7 @@ from ...engine.values import (
     normalize_value,
 )
 from ...errors import ShapeValidationException, ValidationException
+from .key_conditions import KeyTerm
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -58,7 +58,6 @@ Item = dict[str, AttributeValue]
 INVALID = "One or more parameter values were invalid: "
 STARTING_KEY_INVALID = "The provided starting key is invalid"
 KEY_MISMATCH = "The provided key element does not match the schema"
-KCE = "KeyConditionExpression"
 
 # ExclusiveStartKey value errors that the service reports inside "The provided
 # starting key is invalid: ..."; the others (number syntax and range, empty
@@ -69,22 +68,7 @@ _STARTING_KEY_WRAPPED = frozenset(
 
 # Legacy operators that can never select a key range.
 _NOT_INDEXABLE = frozenset(("NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"))
-_EXPRESSION_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
-_MIRRORED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_NOT_KEY_FUNCTIONS = frozenset(("attribute_exists", "attribute_not_exists", "attribute_type", "contains"))
 _EMPTY_KIND = {"S": "string", "B": "binary"}
-
-
-@dataclass(slots=True)
-class KeyTerm:
-    """One condition of a query's key conditions: an attribute, an operator, its values.
-
-    Operators use the legacy API's names (EQ, LT, ... BEGINS_WITH), which is
-    what both KeyConditions and a converted KeyConditionExpression become.
-    """
-
-    op: str
-    values: list[AttributeValue]
 
 
 # -- before the table ---------------------------------------------------------------
@@ -193,94 +177,6 @@ def check_condition_count(terms: Mapping[str, KeyTerm], on_index: bool) -> None:
     """
     if not 1 <= len(terms) <= (MAX_KEY_CONDITIONS if on_index else 2):
         raise ValidationException(_CONDITION_COUNT)
-
-
-def key_terms_from_expression(
-    condition: Condition, names: Mapping[str, str], values: Mapping[str, AttributeValue]
-) -> dict[str, KeyTerm]:
-    """Turn a KeyConditionExpression into per-attribute terms, rejecting forms no key allows.
-
-    The walk and the order of its checks follow the service as dynalite
-    recorded it: the node's own operator first, then its operands left to
-    right (a second attribute name, a nested path, a nested function), then
-    whether the condition names a key at all and whether that key already has
-    a condition. The placeholders have been checked already.
-    """
-    terms: dict[str, KeyTerm] = {}
-    _key_node(condition.root, names, values, terms)
-    return terms
-
-
-def _invalid_operator(name: str) -> ValidationException:
-    return ValidationException(f"Invalid operator used in {KCE}: {name}")
-
-
-def _invalid_condition(message: str) -> ValidationException:
-    return ValidationException(f"Invalid condition in {KCE}: {message}")
-
-
-def _nested_operations() -> ValidationException:
-    return ValidationException("KeyConditionExpressions cannot contain nested operations")
-
-
-def _key_node(
-    node: Any,
-    names: Mapping[str, str],
-    values: Mapping[str, AttributeValue],
-    terms: dict[str, KeyTerm],
-) -> None:
-    if isinstance(node, And):
-        _key_node(node.left, names, values, terms)
-        _key_node(node.right, names, values, terms)
-        return
-    if isinstance(node, Or):
-        raise _invalid_operator("OR")
-    if isinstance(node, Not):
-        raise _invalid_operator("NOT")
-    if isinstance(node, In):
-        raise _invalid_operator("IN")
-    if isinstance(node, Compare):
-        if node.op == "<>":
-            raise _invalid_operator("<>")
-        operands: tuple[Any, ...] = (node.left, node.right)
-        op = node.op
-    elif isinstance(node, Between):
-        if not isinstance(node.operand, Path):
-            raise _invalid_condition("BETWEEN operator must have the key attribute as its first operand")
-        operands = (node.operand, node.low, node.high)
-        op = "BETWEEN"
-    elif isinstance(node, Call):
-        if node.name in _NOT_KEY_FUNCTIONS:
-            raise _invalid_operator(node.name)
-        if node.name != "begins_with":
-            raise _nested_operations()
-        if not isinstance(node.args[0], Path):
-            raise _invalid_condition("begins_with operator must have the key attribute as its first operand")
-        operands = node.args
-        op = "BEGINS_WITH"
-    else:  # pragma: no cover - the parser produces no other condition nodes
-        raise _nested_operations()
-    attribute: str | None = None
-    position = 0
-    for index, operand in enumerate(operands):
-        if isinstance(operand, Path):
-            if attribute is not None:
-                raise _invalid_condition("Multiple attribute names used in one condition")
-            if len(operand.elements) > 1:
-                raise ValidationException("KeyConditionExpressions cannot have conditions on nested attributes")
-            resolved = resolve_path(operand, names)
-            assert resolved is not None  # placeholders were checked
-            attribute = str(resolved[0])
-            position = index
-        elif isinstance(operand, Call):
-            raise _nested_operations()
-    if attribute is None:
-        raise _invalid_condition("No key attribute specified")
-    if attribute in terms:
-        raise ValidationException("KeyConditionExpressions must only contain one condition per key")
-    if op in _MIRRORED:
-        op = _EXPRESSION_OPS[_MIRRORED[op] if position else op]
-    terms[attribute] = KeyTerm(op, [values[o.name] for o in operands if isinstance(o, Value)])
 
 
 # -- against the table ----------------------------------------------------------------
