@@ -91,6 +91,20 @@ SERVERS: dict[str, ServerDef] = {
         ],
         "install the project into .venv (pip install -e .)",
     ),
+    # not run by default: the same server as "partita" again (an A/A control). Its ratio to
+    # "partita" in the same run is the bench's noise floor and any bias of its place in a round,
+    # which the other variants' ratios are read against.
+    "partita-control": ServerDef(
+        "partita-control",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--in-memory",
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+    ),
     # not run by default: `--auth` with one allow-all principal (the bench's key), to
     # measure what signature verification and policy evaluation add (bench ratio)
     "partita-auth": ServerDef(
