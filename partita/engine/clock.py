@@ -21,10 +21,10 @@ from ..storage.base import Store
 CLOCK_ROW = b"\x00clock"
 
 
-def wall_now() -> float:
-    """Wall time, for what must not move with the server clock: SigV4's skew check and
-    console sessions (advancing the clock for TTL must not expire credentials; docs/decisions.md)."""
-    return time.time()
+wall_now = time.time
+"""Wall time, for what must not move with the server clock: SigV4's skew check and
+console sessions (advancing the clock for TTL must not expire credentials; docs/decisions.md).
+The C function itself: `--auth` reads it on every request."""
 
 
 cadence = time.monotonic

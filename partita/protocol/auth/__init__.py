@@ -113,7 +113,7 @@ class Authenticator:
                             or _token_matches(plan.principal, headers)
                         )
                     ):
-                        if check(form.canonical, form.inner, plan.outer, body, raw[-64:]):
+                        if check(form.states, body, raw[-64:]):
                             if made:
                                 plan.remember(values, form, method, path)
                             return plan.principal

@@ -82,12 +82,33 @@ digest_state(PyObject *Py_UNUSED(module), PyObject *args)
     return PyBytes_FromStringAndSize((const char *)&ctx, sizeof(SHA256_CTX));
 }
 
+PyDoc_STRVAR(join_doc,
+"join(canonical, inner, outer) -> bytes\n\n"
+"The three states `check` continues, in one object (read together, as one\n"
+"request reads them): the canonical request's state less the body's hex hash,\n"
+"HMAC's inner state having absorbed the string to sign less the canonical\n"
+"request's hex hash, and HMAC's outer state.");
+
+static PyObject *
+digest_join(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    SHA256_CTX three[3];
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "join() takes 3 arguments");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (read_state(args[i], &three[i]) < 0) {
+            return NULL;
+        }
+    }
+    return PyBytes_FromStringAndSize((const char *)three, sizeof(three));
+}
+
 PyDoc_STRVAR(check_doc,
-"check(canonical, inner, outer, body, signature) -> bool\n\n"
-"Whether signature (64 lower-case hex bytes) is HMAC-SHA256 of the string to sign:\n"
-"canonical is the canonical request's state less the body's hex hash, inner the\n"
-"HMAC inner state having absorbed the string to sign less the canonical request's\n"
-"hex hash, outer the HMAC outer state. Compared in constant time.");
+"check(states, body, signature) -> bool\n\n"
+"Whether signature (64 lower-case hex bytes) is HMAC-SHA256 of the string to sign,\n"
+"continuing the three states of `join` over the body's hash. Compared in constant time.");
 
 static PyObject *
 digest_check(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
@@ -96,20 +117,25 @@ digest_check(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     unsigned char digest[SHA256_DIGEST_LENGTH];
     char hex[2 * SHA256_DIGEST_LENGTH];
     Py_buffer body, signature;
+    const char *three;
     int equal;
 
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "check() takes 5 arguments");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "check() takes 3 arguments");
         return NULL;
     }
-    if (read_state(args[0], &canonical) < 0 || read_state(args[1], &inner) < 0
-        || read_state(args[2], &outer) < 0) {
+    if (!PyBytes_Check(args[0]) || PyBytes_GET_SIZE(args[0]) != (Py_ssize_t)(3 * sizeof(SHA256_CTX))) {
+        PyErr_SetString(PyExc_TypeError, "not the joined SHA-256 states of this module");
         return NULL;
     }
-    if (PyObject_GetBuffer(args[3], &body, PyBUF_SIMPLE) < 0) {
+    three = PyBytes_AS_STRING(args[0]);
+    memcpy(&canonical, three, sizeof(SHA256_CTX));
+    memcpy(&inner, three + sizeof(SHA256_CTX), sizeof(SHA256_CTX));
+    memcpy(&outer, three + 2 * sizeof(SHA256_CTX), sizeof(SHA256_CTX));
+    if (PyObject_GetBuffer(args[1], &body, PyBUF_SIMPLE) < 0) {
         return NULL;
     }
-    if (PyObject_GetBuffer(args[4], &signature, PyBUF_SIMPLE) < 0) {
+    if (PyObject_GetBuffer(args[2], &signature, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&body);
         return NULL;
     }
@@ -139,6 +165,7 @@ digest_check(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
 
 static PyMethodDef digest_methods[] = {
     {"state", (PyCFunction)digest_state, METH_VARARGS, state_doc},
+    {"join", (PyCFunction)(void (*)(void))digest_join, METH_FASTCALL, join_doc},
     {"check", (PyCFunction)(void (*)(void))digest_check, METH_FASTCALL, check_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import Any
 from urllib.parse import quote, unquote
 
-from .digest import check, state
+from .digest import check, join, state
 from .errors import (
     IncompleteSignatureException,
     InvalidSignatureException,
@@ -164,8 +164,11 @@ class Plan:
         else:
             values_signed = values
         return Form(
-            state(self.template_for(method, path) % values_signed),
-            state(b"AWS4-HMAC-SHA256\n" + amz + self.middle, self.inner),
+            join(
+                state(self.template_for(method, path) % values_signed),
+                state(b"AWS4-HMAC-SHA256\n" + amz + self.middle, self.inner),
+                self.outer,
+            ),
             float(seconds - MAX_SKEW_SECONDS),  # floats: compared with wall time, no int-float compare
             float(seconds + MAX_SKEW_SECONDS),
         )
@@ -201,8 +204,10 @@ class Form:
     signature is kept. Also the window of wall time X-Amz-Date is good for.
     """
 
-    canonical: Any  # SHA-256 state having absorbed the canonical request less the body's hash
-    inner: Any  # the HMAC's inner SHA-256 state having absorbed the string to sign less the hash
+    #: digest.join of: the SHA-256 state having absorbed the canonical request less the body's
+    #: hash, HMAC's inner state having absorbed the string to sign less the canonical request's
+    #: hash, and HMAC's outer state (the plan's).
+    states: Any
     earliest: float  # wall time in [earliest, latest]: X-Amz-Date within 15 minutes
     latest: float
 
@@ -388,7 +393,7 @@ def verify_signature(
     inner, outer = signing_pads(secret, scope)
     head = canonical_head(method, path, b";".join(auth.signed_headers), auth.signed_headers, headers)
     to_sign = b"AWS4-HMAC-SHA256\n" + auth.amz_date.encode("latin-1") + b"\n" + scope + b"\n"
-    if not check(state(head), state(to_sign, inner), outer, body, auth.signature):
+    if not check(join(state(head), state(to_sign, inner), outer), body, auth.signature):
         raise InvalidSignatureException(SIGNATURE_MISMATCH)
 
 
