@@ -306,11 +306,11 @@ class HttpConnection(asyncio.Protocol):
             held = self._held
             token.index = before if held is not None and len(held) > before else -1
             token.close = close
-            if counts:
+            if counts is not None:
                 if token.index >= 0:  # it may run again: counted at the commit, its last run's
                     token.counts = counts
                     server.counted.append(token)
-                else:
+                elif counts:
                     stats.apply(counts)
         else:
             if counts:

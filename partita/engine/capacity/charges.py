@@ -143,7 +143,7 @@ def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[I
             position += 1
             continue
         if not table.indexes:
-            rows, units, keys = [], [], []
+            units = []
             while end < count and actions[end].table is table:
                 action = actions[end]
                 old, new = resolved[end]
@@ -151,11 +151,10 @@ def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[I
                 if old is not None and action.old_size > size:
                     size = action.old_size
                 need = -(-size // WRITE_UNIT_BYTES)
-                rows.append(action.row)
                 units.append(float(need) if need > 1 else 1.0)
-                keys.append(action.key)
                 end += 1
-            errors = meter.charge_rows(table, WRITE, rows, units, keys)
+            errors = meter.charge_rows(table, WRITE, actions if position == 0 and end == count else actions[position:end],
+                                       units)
             if errors is not None:
                 refused = refused or [None] * count
                 refused[position:end] = errors

@@ -52,6 +52,7 @@ from __future__ import annotations
 import logging
 import threading
 from bisect import bisect_right
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,9 +189,13 @@ class Meter:
             lock.release()
         self.charge([(res, dim, row_hash(row), units, key, row)])
 
-    def charge_rows(self, table: Table, dim: int, rows: list[bytes], units: list[float],
-                    keys: list[dict[str, Any] | None]) -> list[DynamoDBError | None] | None:
+    def charge_rows(self, table: Table, dim: int, requests: Sequence[Any], units: list[float]
+                    ) -> list[DynamoDBError | None] | None:
         """`charge_table` for each of a batch's requests to one table, in order; None when all are admitted.
+
+        `requests` have the `row` and `key` of `charge_table` as attributes
+        (the batch's ItemActions, not lists made of them: every item of a
+        batch pays for what is built here) and `units` their units.
 
         Else the throttling exception of each refused request (None where
         admitted). One look-up and one lock hold for the run of requests the
@@ -200,15 +205,17 @@ class Meter:
         admitted or refused exactly as in a loop of `charge_table` at this time.
         """
         res = self.table_resource(table)
-        state, lookup, shift = res.state, res.lookup, res.shift
-        count = len(rows)
+        state, lookup, shift, exact = res.state, res.lookup, res.shift, res.exact
+        debt_at = DEBT_AT + dim
+        count = len(requests)
         refused: list[DynamoDBError | None] | None = None
         position = 0
         while position < count:
             with self._lock:
                 if self._cadence() < self._due:
                     while position < count:
-                        row, need = rows[position], units[position]
+                        request, need = requests[position], units[position]
+                        row = request.row
                         number = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
                         if number == AMBIGUOUS:
                             number = res.number(row)
@@ -218,14 +225,23 @@ class Meter:
                             break
                         state[at] = left - need
                         state[dim] -= need
-                        key = keys[position]
+                        key = request.key
                         position += 1
-                        if key is not None:
-                            self._rank(res, dim, row, key, need)
+                        if key is not None:  # `_rank`, inline (once per item of every batch)
+                            if exact:
+                                self.hot.add(res.hot_token, dim, row, key, need)
+                            else:
+                                owed = state[debt_at] + need
+                                if owed >= HOT_SAMPLE_UNITS:
+                                    state[debt_at] = 0.0
+                                    self.hot.add(res.hot_token, dim, row, key, owed)
+                                else:
+                                    state[debt_at] = owed
             if position == count:
                 break
             try:  # the leases cannot pay this one: settle it as a request of its own
-                self.charge_table(table, dim, rows[position], units[position], keys[position])
+                request = requests[position]
+                self.charge_table(table, dim, request.row, units[position], request.key)
             except DynamoDBError as error:
                 refused = refused or [None] * count
                 refused[position] = error
@@ -296,7 +312,7 @@ class Meter:
         proportion to units): a key's expected share is its true share, a key
         using that many units per request is never missed, and a uniform
         workload of small requests costs one count in 16 reads. Throttles are
-        always counted. (`charge_table` has this inline.)
+        always counted. (`charge_table` and `charge_rows` have this inline.)
         """
         if res.exact:
             self.hot.add(res.hot_token, dim, row, key, units)
