@@ -79,31 +79,17 @@ def _bench_auth_file() -> str:
 
 DYNALITE_CLI = PEERS_DIR / "dynalite" / "node_modules" / "dynalite" / "cli.js"
 
+def _partita_in_memory(port: int) -> list[str]:
+    return [str(REPO_DIR / ".venv" / "bin" / "partita"), "serve", "--in-memory", "--port", str(port)]
+
+
 SERVERS: dict[str, ServerDef] = {
-    "partita": ServerDef(
-        "partita",
-        lambda port: [
-            str(REPO_DIR / ".venv" / "bin" / "partita"),
-            "serve",
-            "--in-memory",
-            "--port",
-            str(port),
-        ],
-        "install the project into .venv (pip install -e .)",
-    ),
+    "partita": ServerDef("partita", _partita_in_memory, "install the project into .venv (pip install -e .)"),
     # not run by default: the same server as "partita" again (an A/A control). Its ratio to
     # "partita" in the same run is the bench's noise floor and any bias of its place in a round,
     # which the other variants' ratios are read against.
     "partita-control": ServerDef(
-        "partita-control",
-        lambda port: [
-            str(REPO_DIR / ".venv" / "bin" / "partita"),
-            "serve",
-            "--in-memory",
-            "--port",
-            str(port),
-        ],
-        "install the project into .venv (pip install -e .)",
+        "partita-control", _partita_in_memory, "install the project into .venv (pip install -e .)"
     ),
     # not run by default: `--auth` with one allow-all principal (the bench's key), to
     # measure what signature verification and policy evaluation add (bench ratio)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .buckets import DIM, DIM_SIZE, PEAK, TOKENS
+from .buckets import DIM, DIM_SIZE, PEAK, TOKENS, refill
 from .partitions import PARTITION_READ_UNITS, PARTITION_WRITE_UNITS
 from .resources import LEVEL_AT, Resource, tokens_at
 from .throttle import ACCOUNT_LIMIT, KEY_RANGE, MAX_ON_DEMAND_LIMIT, PROVISIONED
@@ -84,6 +84,25 @@ class Lease:
         # Warm throughput, or twice the peak second, up to the per-table quota.
         rate = min(max(res.rates[dim], 2 * fields[PEAK]), res.quota)
         return rate, rate
+
+    def give_back(self, fields: list[float], now: float, refilled: bool) -> None:
+        """Return the unspent tokens into the bucket's fields (refilled to `now` first unless the
+        servers' shared bucket refills it: `refilled` False), up to its capacity; the lease then
+        holds nothing. Its spent units are counted by the caller."""
+        rate, capacity = self.bucket(fields)
+        if refilled:
+            refill(fields, rate, capacity, now)
+        if self.tokens:
+            fields[TOKENS] = min(capacity, fields[TOKENS] + self.tokens)
+        self.tokens = self.grant = 0.0
+        self.until = 0.0
+
+    def take(self, fields: list[float], until: float) -> None:
+        """Take a new grant out of the bucket's fields (`grant_of`), to spend until `until`."""
+        grant = grant_of(fields, self.bucket(fields)[0])
+        fields[TOKENS] -= grant
+        self.tokens = self.grant = grant
+        self.until = until
 
     def limit(self, fields: list[float]) -> str:
         """The ThrottlingReason limit type of this bucket."""

@@ -77,11 +77,10 @@ from .buckets import (
     WRITE,
     count,
     mark_hot,
-    refill,
     usage,
 )
 from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
-from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, grant_of, pays
+from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, pays
 from .partitions import HASH_OFFSET, INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
 from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource, resources_of, tokens_at
@@ -377,13 +376,10 @@ class Meter:
         if spent:
             count(fields, spent, now, lease.ceiling)
         if self.enforcing:
-            rate, capacity = lease.bucket(fields)
-            if self.remote is None:
-                refill(fields, rate, capacity, now)
-            if lease.tokens:
-                fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
-        lease.tokens = lease.grant = 0.0
-        lease.until = 0.0
+            lease.give_back(fields, now, self.remote is None)
+        else:
+            lease.tokens = lease.grant = 0.0  # UNLIMITED, never tokens of the bucket
+            lease.until = 0.0
         return fields
 
     def _borrow(self, entry: Entry, now: float) -> bool:
@@ -433,12 +429,10 @@ class Meter:
                     count(fields, units, now, lease.ceiling)
                     if enforce:
                         fields[TOKENS] -= units
-                        grant = grant_of(fields, lease.bucket(fields)[0])
-                        fields[TOKENS] -= grant
-                        lease.tokens = lease.grant = grant
+                        lease.take(fields, until)
                     else:
                         lease.tokens = lease.grant = UNLIMITED
-                    lease.until = until
+                        lease.until = until
                     if lease.local is None:
                         DIM.pack_into(buf, lease.at, *fields)
                 return None
@@ -513,21 +507,11 @@ class Meter:
                 if spent:
                     count(fields, spent, now, lease.ceiling)
                     lease.grant = lease.tokens
-                if renew:
-                    rate, capacity = lease.bucket(fields)
-                    refill(fields, rate, capacity, now)
-                    fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
-                    grant = grant_of(fields, rate)
-                    fields[TOKENS] -= grant
-                    lease.tokens = lease.grant = grant
-                    lease.until = until
+                if renew:  # as a settle does: tokens back, refilled, a new grant
+                    lease.give_back(fields, now, True)
+                    lease.take(fields, until)
                 elif back:
-                    rate, capacity = lease.bucket(fields)
-                    if self.remote is None:
-                        refill(fields, rate, capacity, now)
-                    fields[TOKENS] = min(capacity, fields[TOKENS] + lease.tokens)
-                    lease.tokens = lease.grant = 0.0
-                    lease.until = 0.0
+                    lease.give_back(fields, now, self.remote is None)
                 if lease.local is None:
                     DIM.pack_into(buf, lease.at, *fields)
 
