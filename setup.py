@@ -1,8 +1,9 @@
-"""The one compiled part: SigV4's hashing over OpenSSL (partita/protocol/auth/_digest.c).
+"""The compiled parts: SigV4's hashing over OpenSSL (partita/protocol/auth/_digest.c) and the
+meter's batch write loop (partita/engine/capacity/_spend.c).
 
-Everything else is in pyproject.toml. The extension is optional: where it
-cannot be built (no compiler, no OpenSSL headers) the install goes on and
-partita/protocol/auth/digest.py does the same work in Python.
+Everything else is in pyproject.toml. Both extensions are optional: where
+one cannot be built (no compiler, no OpenSSL headers) the install goes on
+and digest.py or spend.py beside it does the same work in Python.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +15,7 @@ setup(
             ["partita/protocol/auth/_digest.c"],
             libraries=["crypto"],
             optional=True,
-        )
+        ),
+        Extension("partita.engine.capacity._spend", ["partita/engine/capacity/_spend.c"], optional=True),
     ]
 )

@@ -128,7 +128,7 @@ def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[I
     """Charge a BatchWriteItem's resolved requests in order; None if all are admitted, else each one's refusal.
 
     The requests to one table without indexes (a batch's usual shape) are
-    charged by one `Meter.charge_rows`, the others one by one as
+    charged by one `Meter.charge_writes`, the others one by one as
     `charge_write` charges them: the same units and the same order, so the
     same requests are refused as when each is charged on its own. Without
     `enforce` only tables with Contributor Insights are charged (metered).
@@ -138,34 +138,17 @@ def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[I
     position = 0
     while position < count:
         table = actions[position].table
-        end = position
         if not enforce and not table.insights:
             position += 1
-            continue
-        if not table.indexes:
-            units = []
-            while end < count and actions[end].table is table:
-                action = actions[end]
-                old, new = resolved[end]
-                size = 0 if new is None else action.new_size
-                if old is not None and action.old_size > size:
-                    size = action.old_size
-                need = -(-size // WRITE_UNIT_BYTES)
-                units.append(float(need) if need > 1 else 1.0)
-                end += 1
-            errors = meter.charge_rows(table, WRITE, actions if position == 0 and end == count else actions[position:end],
-                                       units)
-            if errors is not None:
+        elif not table.indexes:
+            position, refused = meter.charge_writes(table, actions, resolved, position, refused)
+        else:
+            try:
+                charge_write(meter, actions[position], *resolved[position])
+            except DynamoDBError as error:
                 refused = refused or [None] * count
-                refused[position:end] = errors
-            position = end
-            continue
-        try:
-            charge_write(meter, actions[position], *resolved[position])
-        except DynamoDBError as error:
-            refused = refused or [None] * count
-            refused[position] = error
-        position += 1
+                refused[position] = error
+            position += 1
     return refused
 
 

@@ -55,7 +55,6 @@ from __future__ import annotations
 import logging
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +84,8 @@ from .partitions import HASH_OFFSET, INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_h
 from .remote import BORROW_SECONDS, RemoteBuckets
 from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource, resources_of, tokens_at
 from .shared import SharedRegion, slot_key
+from .spend import DONE, HOT_SAMPLE_UNITS, SAMPLE, write_need
+from .spend import writes as spend_writes
 from .throttle import throttled
 
 __all__ = ["DIMENSIONS", "LEASE_TTL", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
@@ -93,8 +94,6 @@ log = logging.getLogger("partita.capacity")
 #: The tag bit of a table's or GSI's own bucket (the partitions' buckets have it clear).
 LEVEL = 0x10000
 SLOTS = 4096
-#: Units between two requests the hot-key ranking samples, on a table without Contributor Insights.
-HOT_SAMPLE_UNITS = 8.0
 #: How often a busy process adds its leases' usage and its hot keys to the shared region.
 PUBLISH_SECONDS = 0.25
 _HASH_NEXT = HASH_OFFSET + 1
@@ -191,67 +190,49 @@ class Meter:
             lock.release()
         self.charge([(res, dim, row_hash(row), units, key, row)])
 
-    def charge_rows(self, table: Table, dim: int, requests: Sequence[Any], units: list[float]
-                    ) -> list[DynamoDBError | None] | None:
-        """`charge_table` for each of a batch's requests to one table, in order; None when all are admitted.
+    def charge_writes(self, table: Table, actions: list[Any], resolved: list[tuple[Any, Any]], position: int,
+                      refused: list[DynamoDBError | None] | None) -> tuple[int, list[DynamoDBError | None] | None]:
+        """`charge_table` for each of a batch's writes to `table` from `position`, in order.
 
-        `requests` have the `row` and `key` of `charge_table` as attributes
-        (the batch's ItemActions, not lists made of them: every item of a
-        batch pays for what is built here) and `units` their units.
+        `actions` are the batch's ItemActions, `resolved` their (old, new)
+        items; the run ends at the first action to another table, and the
+        answer is where it ended and `refused` (made when first needed, as
+        long as `actions`) with the throttling exception of each refused write.
 
-        Else the throttling exception of each refused request (None where
-        admitted). One look-up and one lock hold for the run of requests the
-        leases can pay, instead of one each: a 25-item batch paid that per
-        item. A request the leases cannot pay goes through `charge_table` as
-        it would alone, and the run goes on after it, so each request is
-        admitted or refused exactly as in a loop of `charge_table` at this time.
+        One look-up, one lock hold and one `spend.writes` call (C, when built)
+        for the run of writes the leases can pay, instead of a charge each:
+        a 25-item batch paid that per item. A write the leases cannot pay
+        goes through `charge_table` as it would alone, and the run goes on
+        after it, so each write is admitted or refused exactly as in a loop
+        of `charge_table` at this time.
         """
         res = self.table_resource(table)
-        state, lookup, shift, exact = res.state, res.lookup, res.shift, res.exact
-        debt_at = DEBT_AT + dim
-        count = len(requests)
-        refused: list[DynamoDBError | None] | None = None
-        position = 0
+        count = len(actions)
         while position < count:
             with self._lock:
                 if self._cadence() < self._due:
-                    # The table's lease and the sampling debt in locals while the lock is held
-                    # (stored back before anything else can read them): two array reads and
-                    # writes less per item.
-                    level, owed = state[dim], state[debt_at]
-                    while position < count:
-                        request, need = requests[position], units[position]
-                        row = request.row
-                        number = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
-                        if number == AMBIGUOUS:
-                            number = res.number(row)
-                        at = PARTS_AT + (number << 1) + dim
-                        left = state[at]
-                        if left < need or level < need:
+                    while True:
+                        status, position, units = spend_writes(res.state, res.lookup, res.shift, table, actions,
+                                                               resolved, position, res.exact, res.number)
+                        if status != SAMPLE:
                             break
-                        state[at] = left - need
-                        level -= need
-                        position += 1
-                        key = request.key
-                        if key is not None:  # `_rank`, inline (once per item of every batch)
-                            if exact:
-                                self.hot.add(res.hot_token, dim, row, key, need)
-                            else:
-                                owed += need
-                                if owed >= HOT_SAMPLE_UNITS:
-                                    self.hot.add(res.hot_token, dim, row, key, owed)
-                                    owed = 0.0
-                    state[dim], state[debt_at] = level, owed
-            if position == count:
-                break
+                        action = actions[position - 1]
+                        self.hot.add(res.hot_token, WRITE, action.row, action.key, units)
+                    if status == DONE:
+                        return position, refused
+                else:  # a publish is due: `charge_table` runs it
+                    action = actions[position]
+                    units = write_need(action, *resolved[position])
             try:  # the leases cannot pay this one: settle it as a request of its own
-                request = requests[position]
-                self.charge_table(table, dim, request.row, units[position], request.key)
+                action = actions[position]
+                self.charge_table(table, WRITE, action.row, units, action.key)
             except DynamoDBError as error:
                 refused = refused or [None] * count
                 refused[position] = error
             position += 1
-        return refused
+            if position < count and actions[position].table is not table:
+                break
+        return position, refused
 
     def charge(self, charges: list[Charge]) -> None:
         """Admit and debit `charges` together, or raise the throttling exception and debit nothing."""
@@ -317,7 +298,7 @@ class Meter:
         proportion to units): a key's expected share is its true share, a key
         using that many units per request is never missed, and a uniform
         workload of small requests costs one count in 16 reads. Throttles are
-        always counted. (`charge_table` and `charge_rows` have this inline.)
+        always counted. (`charge_table` has this inline, `spend.writes` its own.)
         """
         if res.exact:
             self.hot.add(res.hot_token, dim, row, key, units)
