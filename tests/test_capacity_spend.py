@@ -1,4 +1,4 @@
-"""The meter's batch write loop (partita/engine/capacity/spend.py): the C accelerator and its Python fallback agree.
+"""The meter's request path over its leases (partita/engine/capacity/spend.py): the C accelerator and its Python fallback agree.
 
 In-process, no server: both run over real `Resource`s (partition maps with
 their lookup tables and state arrays) and real `ItemAction`s, and must
@@ -17,18 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.engine.capacity import spend
+from partita.engine.capacity.buckets import READ, WRITE
 from partita.engine.capacity.partitions import HASH_OFFSET, HASH_SPACE
 from partita.engine.capacity.resources import DEBT_AT, LEVEL_AT, Resource, tokens_at
-from partita.engine.capacity.spend import DONE, SAMPLE, SHORT, WRITE, py_spend, write_need
+from partita.engine.capacity.spend import DONE, SAMPLE, SHORT, py_one, py_writes, write_need
 from partita.engine.items import ActionKind, ItemAction
 
 ACCELERATED = pytest.mark.skipif(not spend.ACCELERATED, reason="the C accelerator is not built")
 IMPLEMENTATIONS = [
-    pytest.param(py_spend, id="python"),
+    pytest.param(py_writes, id="python"),
     pytest.param(spend.writes, id="accelerated", marks=ACCELERATED),
 ]
+ONE = [pytest.param(py_one, id="python"), pytest.param(spend.one, id="accelerated", marks=ACCELERATED)]
 _TABLES = (object(), object())
-_TOKENS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 7.5, 100.0])
+_TOKENS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 7.5, 100.0, 100.0, 100.0, 100.0])  # mostly enough to pay
 
 
 def resource(starts: list[int], exact: bool) -> Resource:
@@ -65,8 +67,7 @@ def run(writes: Any, res: Resource, actions: list[ItemAction], resolved: list[tu
     position = 0
     while position < len(actions):
         table = actions[position].table
-        status, position, units = writes(res.state, res.lookup, res.shift, table, actions, resolved, position,
-                                         res.exact, res.number)
+        status, position, units = writes(res, table, actions, resolved, position)
         answers.append((status, position, units))
         if status == SHORT:
             position += 1
@@ -79,7 +80,7 @@ def test_both_implementations_spend_alike(batch: Any) -> None:
     if not spend.ACCELERATED:
         pytest.skip("the C accelerator is not built")
     res, actions, resolved, tokens = batch
-    assert run(spend.writes, res, actions, resolved, tokens) == run(py_spend, res, actions, resolved, tokens)
+    assert run(spend.writes, res, actions, resolved, tokens) == run(py_writes, res, actions, resolved, tokens)
 
 
 @pytest.mark.parametrize("writes", IMPLEMENTATIONS)
@@ -94,11 +95,11 @@ def test_a_run_debits_each_write_from_its_partition_and_the_table(writes: Any) -
     res.state[tokens_at(0, WRITE)] = 10.0
     res.state[tokens_at(1, WRITE)] = 10.0
     # 2 + 2 + 3 + 1 units: 8 is the sampling interval, so the fourth write is due in the ranking.
-    assert writes(res.state, res.lookup, res.shift, table, actions, resolved, 0, False, res.number) == (SAMPLE, 4, 8.0)
+    assert writes(res, table, actions, resolved, 0) == (SAMPLE, 4, 8.0)
     assert res.state[tokens_at(0, WRITE)] == 5.0  # 2 + 3
     assert res.state[tokens_at(1, WRITE)] == 7.0  # 2 + 1 (a delete of a stored item is at least one unit)
     assert (res.state[LEVEL_AT + WRITE], res.state[DEBT_AT + WRITE]) == (92.0, 0.0)
-    assert writes(res.state, res.lookup, res.shift, table, actions, resolved, 4, False, res.number) == (DONE, 4, 0.0)
+    assert writes(res, table, actions, resolved, 4) == (DONE, 4, 0.0)
 
 
 @pytest.mark.parametrize("writes", IMPLEMENTATIONS)
@@ -111,10 +112,10 @@ def test_a_run_stops_short_of_what_the_leases_cannot_pay_and_at_another_table(wr
     resolved: list[tuple[Any, Any]] = [(None, {"n": 1})] * 3
     res.state[LEVEL_AT + WRITE] = 4.0
     res.state[tokens_at(0, WRITE)] = 50.0
-    assert writes(res.state, res.lookup, res.shift, first, actions, resolved, 0, True, res.number) == (SHORT, 1, 3.0)
+    assert writes(res, first, actions, resolved, 0) == (SHORT, 1, 3.0)
     assert res.state[LEVEL_AT + WRITE] == 2.0  # the table's lease paid the first write, not the second
     res.state[LEVEL_AT + WRITE] = 3.0
-    assert writes(res.state, res.lookup, res.shift, first, actions, resolved, 1, True, res.number) == (DONE, 2, 0.0)
+    assert writes(res, first, actions, resolved, 1) == (DONE, 2, 0.0)
     assert res.state[tokens_at(0, WRITE)] == 45.0
 
 
@@ -125,16 +126,72 @@ def test_write_need_is_the_larger_item_in_kilobytes() -> None:
     assert write_need(action, None, None) == 1.0
 
 
-@pytest.mark.parametrize("bad", [{"state": array("f", [0.0] * 8)}, {"lookup": array("l", [0])},
-                                 {"actions": (1,)}, {"shift": 17}])
+@st.composite
+def requests(draw: Any) -> tuple[Resource, list[tuple[int, bytes, float, Any]], list[float]]:
+    cuts = draw(st.lists(st.integers(1, HASH_SPACE - 1), max_size=40, unique=True))
+    res = resource([0, *sorted(cuts)], draw(st.booleans()))
+    hashes = st.one_of(st.integers(0, HASH_SPACE - 1), st.sampled_from(res.starts))
+    asked = [(draw(st.sampled_from([READ, WRITE])), row_of(draw(hashes), b""),
+              draw(st.sampled_from([0.5, 1.0, 2.0, 7.5, 8.0, 40.0])), draw(st.sampled_from([None, {"pk": {"N": "1"}}])))
+             for _ in range(draw(st.integers(1, 30)))]
+    tokens = draw(st.lists(_TOKENS, min_size=len(res.state), max_size=len(res.state)))
+    return res, asked, tokens
+
+
+@settings(max_examples=300, deadline=None)
+@given(requests())
+def test_both_implementations_spend_a_request_alike(case: Any) -> None:
+    if not spend.ACCELERATED:
+        pytest.skip("the C accelerator is not built")
+    res, asked, tokens = case
+    answers = []
+    for one in (spend.one, py_one):
+        res.state = array("d", tokens)
+        answers.append(([one(res, dim, row, units, key) for dim, row, units, key in asked], list(res.state)))
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("one", ONE)
+def test_one_request_is_paid_sampled_or_refused(one: Any) -> None:
+    res = resource([0, 1 << 63], exact=False)
+    row, key = row_of((1 << 63) + 1, b""), {"pk": {"S": "k"}}
+    res.state[LEVEL_AT + READ] = 10.0
+    res.state[tokens_at(1, READ)] = 9.0
+    assert one(res, READ, row, 4.0, key) == 0.0  # paid; 4 units owed to the ranking
+    assert one(res, READ, row, 4.0, None) == 0.0  # paid; no key, nothing owed
+    assert one(res, READ, row, 3.0, key) == -1.0  # the partition's lease holds 1 unit: refused, nothing debited
+    assert list(res.state[:2]) == [2.0, 0.0] and res.state[tokens_at(1, READ)] == 1.0
+    assert one(res, READ, row, 1.0, key) == 0.0
+    assert res.state[DEBT_AT + READ] == 5.0  # 4 + 1: under the 8 units between samples
+    assert one(res, READ, row, 3.0, key) == -1.0  # now the table's lease (1 unit) refuses it
+    res.state[LEVEL_AT + READ] = 10.0
+    res.state[tokens_at(1, READ)] = 9.0
+    assert one(res, READ, row, 3.0, key) == 8.0  # the debt reaches 8: ranked with it, and reset
+    assert res.state[DEBT_AT + READ] == 0.0
+    assert res.state[tokens_at(0, READ)] == 0.0  # the other partition's lease was never touched
+    res.exact = True
+    assert one(res, READ, row, 2.0, key) == 2.0  # Contributor Insights: every request with its own units
+
+
+@pytest.mark.parametrize("bad", [{"state": array("f", [0.0] * 8)}, {"lookup": array("l", [0])}, {"shift": 17}])
 @ACCELERATED
-def test_the_accelerator_refuses_foreign_arguments(bad: dict[str, Any]) -> None:
+def test_the_accelerator_refuses_foreign_arrays(bad: dict[str, Any]) -> None:
     res = resource([0], exact=False)
-    arguments = {"state": res.state, "lookup": res.lookup, "shift": res.shift, "actions": []}
-    arguments.update(bad)
+    for name, value in bad.items():
+        setattr(res, name, value)
     with pytest.raises((TypeError, ValueError)):
-        spend.writes(arguments["state"], arguments["lookup"], arguments["shift"], _TABLES[0], arguments["actions"], [],
-                     0, False, res.number)
+        spend.writes(res, _TABLES[0], [], [], 0)
+    with pytest.raises((TypeError, ValueError)):
+        spend.one(res, READ, row_of(0, b""), 1.0, None)
+
+
+@ACCELERATED
+def test_the_accelerator_refuses_a_row_without_its_hash() -> None:
+    res = resource([0], exact=False)
+    with pytest.raises(IndexError):
+        spend.one(res, READ, b"short", 1.0, None)
+    with pytest.raises(IndexError):
+        py_one(res, READ, b"short", 1.0, None)
 
 
 def test_the_install_built_the_accelerator() -> None:

@@ -80,11 +80,12 @@ from .buckets import (
 )
 from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
 from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, pays
-from .partitions import HASH_OFFSET, INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
+from .partitions import INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
-from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource, resources_of, tokens_at
+from .resources import DEBT_AT, LEVEL_AT, Resource, resources_of, tokens_at
 from .shared import SharedRegion, slot_key
 from .spend import DONE, HOT_SAMPLE_UNITS, SAMPLE, write_need
+from .spend import one as spend_one
 from .spend import writes as spend_writes
 from .throttle import throttled
 
@@ -96,7 +97,6 @@ LEVEL = 0x10000
 SLOTS = 4096
 #: How often a busy process adds its leases' usage and its hot keys to the shared region.
 PUBLISH_SECONDS = 0.25
-_HASH_NEXT = HASH_OFFSET + 1
 
 
 Charge = tuple[Resource, int, int, float, "dict[str, Any] | None", bytes]
@@ -153,9 +153,9 @@ class Meter:
         """`charge` for one charge to the table itself: GetItem, and a write to a table without indexes.
 
         The same rules; spelled out so that the common request allocates
-        nothing but its new token counts and calls nothing but the cadence
-        clock when its leases can pay (each call costs about as much as the
-        lease arithmetic). The partition is `Resource.number`, inline.
+        nothing and calls nothing but the cadence clock and `spend.one` (C,
+        when built) when its leases can pay: under load each object a request
+        touches costs about as much as the lease arithmetic.
         """
         cached = self._resources.get(table.table_id)
         if cached is not None and cached[0] is table.description:
@@ -166,25 +166,10 @@ class Meter:
         lock.acquire()  # not `with`: its __enter__/__exit__ look-ups cost more than the lock
         try:
             if self._cadence() < self._due:
-                number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
-                if number == AMBIGUOUS:
-                    number = res.number(row)
-                state = res.state
-                at = PARTS_AT + (number << 1) + dim  # resources.tokens_at, inline
-                left = state[at]
-                if left >= units and state[dim] >= units:  # (LEVEL_AT is 0; no lease holds no tokens)
-                    state[at] = left - units
-                    state[dim] -= units
-                    if key is not None:
-                        if res.exact:
-                            self.hot.add(res.hot_token, dim, row, key, units)
-                        else:
-                            owed = state[DEBT_AT + dim] + units
-                            if owed >= HOT_SAMPLE_UNITS:
-                                state[DEBT_AT + dim] = 0.0
-                                self.hot.add(res.hot_token, dim, row, key, owed)
-                            else:
-                                state[DEBT_AT + dim] = owed
+                due = spend_one(res, dim, row, units, key)
+                if due >= 0.0:
+                    if due:
+                        self.hot.add(res.hot_token, dim, row, key, due)
                     return
         finally:
             lock.release()
@@ -212,8 +197,7 @@ class Meter:
             with self._lock:
                 if self._cadence() < self._due:
                     while True:
-                        status, position, units = spend_writes(res.state, res.lookup, res.shift, table, actions,
-                                                               resolved, position, res.exact, res.number)
+                        status, position, units = spend_writes(res, table, actions, resolved, position)
                         if status != SAMPLE:
                             break
                         action = actions[position - 1]
@@ -298,7 +282,7 @@ class Meter:
         proportion to units): a key's expected share is its true share, a key
         using that many units per request is never missed, and a uniform
         workload of small requests costs one count in 16 reads. Throttles are
-        always counted. (`charge_table` has this inline, `spend.writes` its own.)
+        always counted. (`spend.one` and `spend.writes` sample what the leases pay alike.)
         """
         if res.exact:
             self.hot.add(res.hot_token, dim, row, key, units)

@@ -1,39 +1,41 @@
-"""A BatchWriteItem's writes to one table, spent from the meter's leases: one C call when built (_spend.c).
+"""The meter's request path over this process's leases: one C call when built (_spend.c), else Python.
 
-`writes(state, lookup, shift, table, actions, resolved, position, exact,
-number)` goes through `actions` (ItemActions) from `position` while they
-are writes to `table`, each with its (old, new) pair in `resolved`. For
-each it computes the write units (ReturnConsumedCapacity's: 1 KB of the
-larger of the old and the new item, at least one), finds its partition
-(`Resource.lookup` shifted by `shift`, or `number(row)` where a boundary
-cuts the slice) and, if the table's lease and the partition's hold that
-many tokens in `state` (`Resource.state`), debits both and adds the units to
-the hot-key sampling debt. It stops and answers `(status, position, units)`:
+Both functions take a `Resource` (resources.py) and spend from the lease
+tokens in its `state` array: a request's units from its partition's lease
+and the table's (or GSI's), found by `lookup` (or `number(row)` where a
+partition boundary cuts the slice). A paid request's units go into the
+hot-key sampling debt, and a request is due in the ranking when the debt
+reaches `HOT_SAMPLE_UNITS` (every request, with its own units, on a table
+with Contributor Insights: `exact`). The caller holds the meter's lock and
+has checked that no publish is due.
 
-- DONE: `position` is the end of the list or the first action to another table;
-- SHORT: the leases cannot pay the action at `position` (`units` of it), which
-  is not debited: the meter settles it as a request of its own;
-- SAMPLE: the action before `position` is due in the hot-key ranking with
-  `units` (its own on a Contributor Insights table, `exact`; else the debt,
-  which is reset).
+- `one(res, dim, row, units, key)`: one request (`Meter.charge_table`).
+  Answers -1.0 if the leases cannot pay it (nothing is debited), else the
+  units to rank it with in the hot keys, 0.0 for none (or no `key`).
+- `writes(res, table, actions, resolved, position)`: a BatchWriteItem's
+  ItemActions from `position` while they are writes to `table`, each with
+  its (old, new) items in `resolved`; each one's units are
+  ReturnConsumedCapacity's (`write_need`). Answers `(status, position,
+  units)`: DONE, `position` the end of the list or the first action to
+  another table; SHORT, the leases cannot pay the action at `position`
+  (`units` of it), which is not debited; SAMPLE, the action before
+  `position` is due in the ranking with `units`.
 
-The caller holds the meter's lock (and checked that no publish is due).
-Why a C accelerator (docs/decisions.md, "Cost of the emulation, sixth
-pass"): this loop in Python was most of what the emulation cost a batch.
-The module is optional, as _digest.c is: without a compiler `pip install`
-skips it and `py_spend` does the same (tests/test_capacity_spend.py holds
-the two to the same answers and fails if the module was not built).
+Why C (docs/decisions.md, "Cost of the emulation, sixth pass"): a batch's
+loop in Python was most of what the emulation cost BatchWriteItem, and a
+request's few lines allocate a float per token count they write. The module
+is optional, as _digest.c is: without a compiler `pip install` skips it and
+`py_one` and `py_writes` do the same (tests/test_capacity_spend.py holds the
+two to the same answers and fails if the module was not built).
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable
 from typing import Any
 
 from .buckets import WRITE
 from .partitions import HASH_OFFSET
-from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT
+from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource
 from .units import WRITE_UNIT_BYTES, write_units
 
 DONE, SHORT, SAMPLE = 0, 1, 2
@@ -50,21 +52,44 @@ def write_need(action: Any, old: Any, new: Any) -> float:
     return write_units(size)
 
 
-def py_spend(state: array[float], lookup: array[int], shift: int, table: Any, actions: list[Any],
-             resolved: list[tuple[Any, Any]], position: int, exact: bool,
-             number: Callable[[bytes], int]) -> tuple[int, int, float]:
+def _tokens_at(res: Resource, row: bytes, dim: int) -> int:
+    number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
+    if number == AMBIGUOUS:
+        number = res.number(row)
+    return PARTS_AT + (number << 1) + dim
+
+
+def py_one(res: Resource, dim: int, row: bytes, units: float, key: Any) -> float:
+    state = res.state
+    at = _tokens_at(res, row, dim)
+    left = state[at]
+    if left < units or state[LEVEL_AT + dim] < units:
+        return -1.0
+    state[at] = left - units
+    state[LEVEL_AT + dim] -= units
+    if key is None:
+        return 0.0
+    if res.exact:
+        return units
+    owed = state[DEBT_AT + dim] + units
+    if owed >= HOT_SAMPLE_UNITS:
+        state[DEBT_AT + dim] = 0.0
+        return owed
+    state[DEBT_AT + dim] = owed
+    return 0.0
+
+
+def py_writes(res: Resource, table: Any, actions: list[Any], resolved: list[tuple[Any, Any]],
+              position: int) -> tuple[int, int, float]:
+    state = res.state
     level, owed = state[LEVEL_AT + WRITE], state[DEBT_AT + WRITE]
-    try:
+    try:  # the table's lease and the debt in locals, stored back however this ends
         while position < len(actions):
             action = actions[position]
             if action.table is not table:
                 break
             need = write_need(action, *resolved[position])
-            row = action.row
-            partition = lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> shift]
-            if partition == AMBIGUOUS:
-                partition = number(row)
-            at = PARTS_AT + (partition << 1) + WRITE
+            at = _tokens_at(res, action.row, WRITE)
             left = state[at]
             if left < need or level < need:
                 return SHORT, position, need
@@ -72,7 +97,7 @@ def py_spend(state: array[float], lookup: array[int], shift: int, table: Any, ac
             level -= need
             position += 1
             if action.key is not None:
-                if exact:
+                if res.exact:
                     return SAMPLE, position, need
                 owed += need
                 if owed >= HOT_SAMPLE_UNITS:
@@ -84,9 +109,9 @@ def py_spend(state: array[float], lookup: array[int], shift: int, table: Any, ac
 
 
 try:
-    from ._spend import layout, writes
+    from ._spend import layout, one, writes
 except ImportError:  # not built: the same in Python
-    writes = py_spend
+    one, writes = py_one, py_writes
     ACCELERATED = False
 else:
     ACCELERATED = True
