@@ -1,5 +1,5 @@
 """The compiled parts: SigV4's hashing over OpenSSL (partita/protocol/auth/_digest.c) and the
-meter's batch write loop (partita/engine/capacity/_spend.c).
+meter's lease arithmetic, per request and per batch (partita/engine/capacity/_spend.c).
 
 Everything else is in pyproject.toml. Both extensions are optional: where
 one cannot be built (no compiler, no OpenSSL headers) the install goes on

@@ -90,8 +90,7 @@ open_arrays(PyObject *res, Arrays *arrays)
     arrays->slots = arrays->state_view.len / (Py_ssize_t)sizeof(double);
     arrays->lookup = arrays->lookup_view.buf;
     arrays->slices = arrays->lookup_view.len / (Py_ssize_t)sizeof(unsigned short);
-    if (level_at + dim_write >= arrays->slots || debt_at + dim_write >= arrays->slots
-        || level_at + 1 >= arrays->slots || debt_at + 1 >= arrays->slots) {
+    if (level_at + 1 >= arrays->slots || debt_at + 1 >= arrays->slots) { /* both dimensions' */
         PyErr_SetString(PyExc_IndexError, "state too short");
         PyBuffer_Release(&arrays->lookup_view);
         PyBuffer_Release(&arrays->state_view);
