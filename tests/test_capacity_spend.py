@@ -3,7 +3,7 @@
 In-process, no server: both run over real `Resource`s (partition maps with
 their lookup tables and state arrays) and real `ItemAction`s, and must
 answer the same and leave the same tokens and sampling debt, to the bit.
-The server tests (test_throughput.py, test_contributor_insights.py) run
+The server tests (test_throughput.py, test_contributor_insights.py) run requests and
 batches through whichever is installed.
 """
 
