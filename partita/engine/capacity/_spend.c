@@ -149,6 +149,20 @@ read_size(PyObject *action, PyObject *name, long long *out)
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* spend.py's `sample`: the units to rank a paid request with now (0.0: none yet), `owed` its debt. */
+static double
+sample(double *owed, double units, int exact)
+{
+    if (exact)
+        return units;
+    *owed += units;
+    if (*owed < sample_units)
+        return 0.0;
+    double due = *owed;
+    *owed = 0.0;
+    return due;
+}
+
 PyDoc_STRVAR(layout_doc,
 "layout(hash_offset, level_at, debt_at, parts_at, write, unit_bytes, sample_units, ambiguous)\n\n"
 "Where a row key's hash is, the layout of Resource.state, the write dimension, the bytes of\n"
@@ -205,20 +219,7 @@ spend_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
     }
     state[at] = left - units;
     state[level_at + dim] -= units;
-    double due = 0.0;
-    if (key != Py_None) {
-        if (arrays.exact)
-            due = units;
-        else {
-            double owed = state[debt_at + dim] + units;
-            if (owed >= sample_units) {
-                state[debt_at + dim] = 0.0;
-                due = owed;
-            }
-            else
-                state[debt_at + dim] = owed;
-        }
-    }
+    double due = key == Py_None ? 0.0 : sample(&state[debt_at + dim], units, arrays.exact);
     result = due == 0.0 ? Py_NewRef(paid) : PyFloat_FromDouble(due);
 done:
     close_arrays(&arrays);
@@ -310,19 +311,9 @@ spend_writes(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
         if (key == NULL)
             goto done;
         Py_DECREF(key);
-        if (key != Py_None) {
-            if (arrays.exact) {
-                status = SAMPLE;
-                units = need;
-                break;
-            }
-            owed += need;
-            if (owed >= sample_units) {
-                status = SAMPLE;
-                units = owed;
-                owed = 0.0;
-                break;
-            }
+        if (key != Py_None && (units = sample(&owed, need, arrays.exact)) != 0.0) {
+            status = SAMPLE;
+            break;
         }
     }
     result = Py_BuildValue("(ind)", status, position, units);

@@ -18,7 +18,7 @@ from ..schema import Index, Table
 from ..sizes import item_size
 from .meter import READ, WRITE, Charge, Meter
 from .partitions import TABLE_MAP, row_hash
-from .units import WRITE_UNIT_BYTES, write_units
+from .units import write_need, write_units
 
 if TYPE_CHECKING:
     from ..items import ItemAction
@@ -76,8 +76,8 @@ def write_charges(meter: Meter, action: ItemAction, old: Item | None, new: Item 
     table = action.table
     resources = meter.resources(table)
     if not table.indexes and not check:  # the common case, kept short
-        size = max(0 if old is None else action.old_size, 0 if new is None else action.new_size)
-        return [(resources[TABLE_MAP], WRITE, row_hash(action.row), write_units(size) * factor, action.key, action.row)]
+        return [(resources[TABLE_MAP], WRITE, row_hash(action.row), write_need(action, old, new) * factor, action.key,
+                 action.row)]
     if check:
         new_size = action.old_size
     else:
@@ -108,19 +108,14 @@ def write_charges(meter: Meter, action: ItemAction, old: Item | None, new: Item 
 def charge_write(meter: Meter, action: ItemAction, old: Item | None, new: Item | None) -> None:
     """Charge one put, update or delete outside a transaction (raises the throttling exception).
 
-    A table without indexes is the common case: its units are computed here
-    and charged by `Meter.charge_table`, with no list, tuple or extra call
-    (every call is a measurable share of what the emulation costs a write).
+    A table without indexes is the common case: charged by
+    `Meter.charge_table`, with no list or tuple of charges.
     """
     table = action.table
     if table.indexes:
         meter.charge(write_charges(meter, action, old, new))
         return
-    size = 0 if new is None else action.new_size
-    if old is not None and action.old_size > size:
-        size = action.old_size
-    units = -(-size // WRITE_UNIT_BYTES)
-    meter.charge_table(table, WRITE, action.row, float(units) if units > 1 else 1.0, action.key)
+    meter.charge_table(table, WRITE, action.row, write_need(action, old, new), action.key)
 
 
 def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[Item | None, Item | None]],

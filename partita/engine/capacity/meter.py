@@ -82,12 +82,13 @@ from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
 from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, pays
 from .partitions import INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
-from .resources import DEBT_AT, LEVEL_AT, Resource, resources_of, tokens_at
+from .resources import LEVEL_AT, Resource, resources_of, tokens_at
 from .shared import SharedRegion, slot_key
-from .spend import DONE, HOT_SAMPLE_UNITS, SAMPLE, write_need
+from .spend import DONE, SAMPLE, sample
 from .spend import one as spend_one
 from .spend import writes as spend_writes
 from .throttle import throttled
+from .units import write_need
 
 __all__ = ["DIMENSIONS", "LEASE_TTL", "READ", "WRITE", "Charge", "Meter", "Resource", "resources_of"]
 
@@ -282,18 +283,11 @@ class Meter:
         proportion to units): a key's expected share is its true share, a key
         using that many units per request is never missed, and a uniform
         workload of small requests costs one count in 16 reads. Throttles are
-        always counted. (`spend.one` and `spend.writes` sample what the leases pay alike.)
+        always counted. (`spend.sample` decides, for what `spend.one` and `spend.writes` pay too.)
         """
-        if res.exact:
-            self.hot.add(res.hot_token, dim, row, key, units)
-            return
-        state = res.state
-        owed = state[DEBT_AT + dim] + units
-        if owed >= HOT_SAMPLE_UNITS:
-            state[DEBT_AT + dim] = 0.0
-            self.hot.add(res.hot_token, dim, row, key, owed)
-        else:
-            state[DEBT_AT + dim] = owed
+        due = sample(res, dim, units)
+        if due:
+            self.hot.add(res.hot_token, dim, row, key, due)
 
     def _lease(self, res: Resource, dim: int, number: int | None) -> Lease:
         """The lease of a partition (by number) or, for None, of the table/GSI (a local bucket if the region is full)."""

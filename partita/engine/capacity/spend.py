@@ -15,7 +15,7 @@ has checked that no publish is due.
 - `writes(res, table, actions, resolved, position)`: a BatchWriteItem's
   ItemActions from `position` while they are writes to `table`, each with
   its (old, new) items in `resolved`; each one's units are
-  ReturnConsumedCapacity's (`write_need`). Answers `(status, position,
+  ReturnConsumedCapacity's (`units.write_need`). Answers `(status, position,
   units)`: DONE, `position` the end of the list or the first action to
   another table; SHORT, the leases cannot pay the action at `position`
   (`units` of it), which is not debited; SAMPLE, the action before
@@ -36,7 +36,7 @@ from typing import Any
 from .buckets import WRITE
 from .partitions import HASH_OFFSET
 from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource
-from .units import WRITE_UNIT_BYTES, write_units
+from .units import WRITE_UNIT_BYTES, write_need
 
 DONE, SHORT, SAMPLE = 0, 1, 2
 #: Units between two requests the hot-key ranking samples, on a table without Contributor Insights.
@@ -44,12 +44,21 @@ HOT_SAMPLE_UNITS = 8.0
 _HASH_NEXT = HASH_OFFSET + 1
 
 
-def write_need(action: Any, old: Any, new: Any) -> float:
-    """The units of a put or delete whose stored item was `old` and will be `new` (None: no item)."""
-    size = 0 if new is None else action.new_size
-    if old is not None and action.old_size > size:
-        size = action.old_size
-    return write_units(size)
+def sample(res: Resource, dim: int, units: float) -> float:
+    """The units to rank a paid request with in the hot keys now, 0.0 for none (the debt keeps them).
+
+    Every request with its own units on a Contributor Insights table;
+    else one request per `HOT_SAMPLE_UNITS` units (`Meter._rank` says why).
+    """
+    if res.exact:
+        return units
+    state = res.state
+    owed = state[DEBT_AT + dim] + units
+    if owed >= HOT_SAMPLE_UNITS:
+        state[DEBT_AT + dim] = 0.0
+        return owed
+    state[DEBT_AT + dim] = owed
+    return 0.0
 
 
 def _tokens_at(res: Resource, row: bytes, dim: int) -> int:
@@ -67,23 +76,14 @@ def py_one(res: Resource, dim: int, row: bytes, units: float, key: Any) -> float
         return -1.0
     state[at] = left - units
     state[LEVEL_AT + dim] -= units
-    if key is None:
-        return 0.0
-    if res.exact:
-        return units
-    owed = state[DEBT_AT + dim] + units
-    if owed >= HOT_SAMPLE_UNITS:
-        state[DEBT_AT + dim] = 0.0
-        return owed
-    state[DEBT_AT + dim] = owed
-    return 0.0
+    return 0.0 if key is None else sample(res, dim, units)
 
 
 def py_writes(res: Resource, table: Any, actions: list[Any], resolved: list[tuple[Any, Any]],
               position: int) -> tuple[int, int, float]:
     state = res.state
-    level, owed = state[LEVEL_AT + WRITE], state[DEBT_AT + WRITE]
-    try:  # the table's lease and the debt in locals, stored back however this ends
+    level = state[LEVEL_AT + WRITE]
+    try:  # the table's lease in a local, stored back however this ends
         while position < len(actions):
             action = actions[position]
             if action.table is not table:
@@ -97,15 +97,12 @@ def py_writes(res: Resource, table: Any, actions: list[Any], resolved: list[tupl
             level -= need
             position += 1
             if action.key is not None:
-                if res.exact:
-                    return SAMPLE, position, need
-                owed += need
-                if owed >= HOT_SAMPLE_UNITS:
-                    due, owed = owed, 0.0
+                due = sample(res, WRITE, need)
+                if due:
                     return SAMPLE, position, due
         return DONE, position, 0.0
     finally:
-        state[LEVEL_AT + WRITE], state[DEBT_AT + WRITE] = level, owed
+        state[LEVEL_AT + WRITE] = level
 
 
 try:

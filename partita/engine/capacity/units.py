@@ -23,6 +23,14 @@ def write_units(size: int) -> float:
     return float(max(1, -(-size // WRITE_UNIT_BYTES)))
 
 
+def write_need(action: Any, old: Any, new: Any) -> float:
+    """The units of a put or delete (an ItemAction) whose stored item was `old` and will be `new` (None: none)."""
+    size = 0 if new is None else action.new_size
+    if old is not None and action.old_size > size:
+        size = action.old_size
+    return write_units(size)
+
+
 @dataclass(slots=True)
 class Consumed:
     """Units one request consumed on one table, split by table and index."""
