@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from .base import DutyLock, LockedStore, ReadView, Stale, Store, WriteTxn
-from .sqlite_files import Checkpointer, CommitSeq, Generation
+from .sqlite_files import WAL_CEILING_FACTOR, WAL_LIMIT_FRAMES, Checkpointer, CommitSeq, Generation
 from .sqlite_writers import (
     Entry,
     GroupedWrite,
@@ -68,17 +68,18 @@ def _no_token() -> object | None:
 class SQLiteStore(LockedStore):
     """A store in one SQLite file (or in memory when path is None)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, wal_limit_frames: int = WAL_LIMIT_FRAMES) -> None:
         target = ":memory:" if path is None else str(path)
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
         if path is not None:
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new database
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA wal_autocheckpoint=0")  # Checkpointer does it
+            # The Checkpointer does it; the writer's own is the backstop (WAL_CEILING_FACTOR).
+            db.execute(f"PRAGMA wal_autocheckpoint={wal_limit_frames * WAL_CEILING_FACTOR}")
         db.execute("PRAGMA busy_timeout=10000")
         db.execute(_SCHEMA)
-        self._checkpointer = None if path is None else Checkpointer(path)
+        self._checkpointer = None if path is None else Checkpointer(path, wal_limit_frames)
         self._db = db
         self._reader = Reader(db)
         # The server is single-threaded, but background duties and tests may

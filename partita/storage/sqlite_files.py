@@ -29,6 +29,21 @@ TRUNCATE checkpoint waits for the write lock, copies the few frames PASSIVE
 left, and empties the file; writers wait for it (their busy timeout), which
 costs a few milliseconds once per 32 MB written."""
 
+WAL_CEILING_FACTOR = 4
+"""The writers' own checkpoint starts at this many times the limit: the backstop for a starved checkpointer.
+
+The checkpointer is a thread, and a loaded machine can starve it (CI saw a
+WAL of 100 MB against a 1 MB limit while the test's writer kept the GIL and
+the turn). Each writer connection therefore keeps SQLite's automatic
+checkpoint, set this far above the limit. It runs inside the COMMIT that
+crosses the ceiling, while the writer still holds its turn, so no other
+writer can append meanwhile. The checkpoint copies everything unless a
+reader pins old frames, and the next write restarts the WAL from its start.
+It is skipped while the thread holds SQLite's checkpoint lock and tried again
+at the next commit, so the file stops within a few commits of the ceiling
+however the threads are scheduled. While the checkpointer keeps up it never
+fires, and no request pays its stall."""
+
 TRUNCATE_WAIT_MS = 200
 """How long the truncating checkpoint waits for writers and readers before giving up until next time."""
 
@@ -86,10 +101,10 @@ class Checkpointer:
     Durability is unchanged: a commit is in the WAL before its answer leaves.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limit_frames: int = WAL_LIMIT_FRAMES) -> None:
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout=0")  # busy: another process is checkpointing
-        self.limit_frames = WAL_LIMIT_FRAMES
+        self.limit_frames = limit_frames
         self._turn_path = path.with_suffix(".writelock")  # the writers' turn (SQLiteStore._take_turn)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="partita-checkpoint", daemon=True)
