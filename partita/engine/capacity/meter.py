@@ -117,7 +117,7 @@ class Meter:
         self.table_quota = table_quota
         self.region = SharedRegion(path, [(SLOTS, SLOT_BYTES), (HOT_SLOTS, HOT_SLOT_BYTES)])
         self.slots, hot_table = self.region.tables
-        self.hot = HotKeys(hot_table, self.region.lock, clock.now)
+        self.hot = HotKeys(hot_table, self.region.lock, clock.now_cached)  # it reads under the lock
         #: table id -> (the description they are of, its resources, the table's own resource).
         self._resources: dict[int, tuple[dict[str, Any], dict[str, Resource], Resource]] = {}
         #: Every lease of this process, by table id (for publish and for retiring them).
@@ -126,6 +126,10 @@ class Meter:
         #: request thread publishes itself while busy, so the tick (taking the lock without
         #: waiting) only publishes for an idle process: a request never waits on a background
         #: thread that the OS descheduled while it held the lock.
+        #: Nothing under it may read the store, and `clock.now()` may: the server thread takes
+        #: this lock while its open write group holds the store's lock, so a background thread
+        #: reading the store under it deadlocks the two (a server once hung this way). Read the
+        #: time before taking it, or use `clock.now_cached()` (tests/test_lock_order.py).
         self._lock = threading.Lock()
         self._due = 0.0  # `_cadence` time at which the request path publishes next
 
@@ -136,8 +140,9 @@ class Meter:
             return cached[1]
         found = resources_of(table, self.table_quota)
         if cached is not None:  # new limits or a new map: settle the old leases first
+            now = self.clock.now()
             with self._lock:
-                self._publish(self.clock.now(), self._leases.pop(table.table_id, []), True)
+                self._publish(now, self._leases.pop(table.table_id, []), True)
         self._resources[table.table_id] = (table.description, found, found[TABLE_MAP])
         return found
 
@@ -422,10 +427,13 @@ class Meter:
 
     def tick(self) -> None:
         """The background tick: publish for a process that has had no request for a while."""
-        if self._cadence() < self._due + PUBLISH_SECONDS or not self._lock.acquire(blocking=False):
+        if self._cadence() < self._due + PUBLISH_SECONDS:
+            return
+        now = self.clock.now()
+        if not self._lock.acquire(blocking=False):
             return
         try:
-            self._publish_all(self.clock.now())
+            self._publish_all(now)
         finally:
             self._lock.release()
 
