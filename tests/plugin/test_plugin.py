@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+#: One process, tests in file order (pytest-randomly, where installed, would shuffle them):
+#: these sample files check what one test leaves for the next.
+IN_FILE_ORDER = ("-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly")
+
 # Store-independent (the plugin runs its own servers): once per `./dev test`, in the memory pass.
 pytestmark = pytest.mark.skipif(os.environ.get("PARTITA_TEST_STORE") == "sqlite",
                                 reason="store-independent; runs with PARTITA_TEST_STORE=memory")
@@ -94,9 +98,9 @@ def test_keep_tables_marker_and_option(pytester: pytest.Pytester) -> None:
         def test_3_sees_nothing(dynamodb_client):
             assert dynamodb_client.list_tables()["TableNames"] == []
     """)
-    pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    pytester.runpytest_subprocess(*IN_FILE_ORDER).assert_outcomes(passed=3)
     # With --partita-keep-tables nothing is ever dropped: the third test sees both.
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "--partita-keep-tables")
+    result = pytester.runpytest_subprocess(*IN_FILE_ORDER, "--partita-keep-tables")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*test_3_sees_nothing*", "*['dropped', 'kept']*"])
 
@@ -130,7 +134,7 @@ def test_environment_is_set_only_during_tests_that_use_partita(pytester: pytest.
             assert os.environ["AWS_PROFILE"] == "prod"
             assert "AWS_ENDPOINT_URL_DYNAMODB" not in os.environ
     """)
-    pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    pytester.runpytest_subprocess(*IN_FILE_ORDER).assert_outcomes(passed=3)
 
 
 def test_serve_options_from_the_command_line_and_ini(pytester: pytest.Pytester) -> None:
@@ -200,4 +204,4 @@ def test_tables_fixture_creates_a_working_vector_index(pytester: pytest.Pytester
                 SearchConditionExpression="tenant = :t", ExpressionAttributeValues={":t": {"S": "t"}})
             assert [(r["Item"]["id"]["S"], r["Score"]) for r in out["SearchResults"]] == [("b", 1.0), ("c", f32(8 ** 0.5))]
     """)
-    pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider").assert_outcomes(passed=2)
+    pytester.runpytest_subprocess(*IN_FILE_ORDER).assert_outcomes(passed=2)
