@@ -211,8 +211,7 @@ class Meter:
                     if status == DONE:
                         return position, refused
                 else:  # a publish is due: `charge_table` runs it
-                    action = actions[position]
-                    units = write_need(action, *resolved[position])
+                    units = write_need(actions[position], *resolved[position])
             try:  # the leases cannot pay this one: settle it as a request of its own
                 action = actions[position]
                 self.charge_table(table, WRITE, action.row, units, action.key)

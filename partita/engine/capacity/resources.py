@@ -84,7 +84,7 @@ class Resource:
         self.state = array("d", bytes(8 * tokens_at(len(self.starts), 0)))
 
     def number(self, row: bytes) -> int:
-        """The partition number of a row key (the meter's request path has this inline).
+        """The partition number of a row key (_spend.c, the meter's request path, has this inline).
 
         By a table over the hash's leading bits, so the common request pays
         two byte reads and an index instead of an 8-byte int and a bisection;

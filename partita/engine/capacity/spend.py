@@ -35,13 +35,12 @@ from typing import Any
 
 from .buckets import WRITE
 from .partitions import HASH_OFFSET
-from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource
+from .resources import AMBIGUOUS, DEBT_AT, LEVEL_AT, PARTS_AT, Resource, tokens_at
 from .units import WRITE_UNIT_BYTES, write_need
 
 DONE, SHORT, SAMPLE = 0, 1, 2
 #: Units between two requests the hot-key ranking samples, on a table without Contributor Insights.
 HOT_SAMPLE_UNITS = 8.0
-_HASH_NEXT = HASH_OFFSET + 1
 
 
 def sample(res: Resource, dim: int, units: float) -> float:
@@ -61,16 +60,9 @@ def sample(res: Resource, dim: int, units: float) -> float:
     return 0.0
 
 
-def _tokens_at(res: Resource, row: bytes, dim: int) -> int:
-    number = res.lookup[(row[HASH_OFFSET] << 8 | row[_HASH_NEXT]) >> res.shift]
-    if number == AMBIGUOUS:
-        number = res.number(row)
-    return PARTS_AT + (number << 1) + dim
-
-
 def py_one(res: Resource, dim: int, row: bytes, units: float, key: Any) -> float:
     state = res.state
-    at = _tokens_at(res, row, dim)
+    at = tokens_at(res.number(row), dim)
     left = state[at]
     if left < units or state[LEVEL_AT + dim] < units:
         return -1.0
@@ -89,7 +81,7 @@ def py_writes(res: Resource, table: Any, actions: list[Any], resolved: list[tupl
             if action.table is not table:
                 break
             need = write_need(action, *resolved[position])
-            at = _tokens_at(res, action.row, WRITE)
+            at = tokens_at(res.number(action.row), WRITE)
             left = state[at]
             if left < need or level < need:
                 return SHORT, position, need
