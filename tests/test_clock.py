@@ -14,7 +14,7 @@ from typing import Any
 
 from conftest import Server, durable_store
 
-from partita.cli_admin import parse_duration
+from partita.cli.options import parse_duration
 
 
 def admin(url: str, path: str, body: Any = None, method: str | None = None) -> tuple[int, Any]:

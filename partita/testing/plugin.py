@@ -82,7 +82,7 @@ def server_options(config: pytest.Config) -> dict[str, Any]:
 
 def _parse_pairs(pairs: list[str]) -> dict[str, Any]:
     """`gsi-lag-ms=200` lines to typed serve options, parsed by `partita serve`'s own parser."""
-    from ..cli import serve_parser
+    from ..cli.options import serve_parser
 
     argv: list[str] = []
     names: list[str] = []

@@ -1,7 +1,7 @@
 """`partita.testing.local()`: a real Partita server for a test suite, one call away.
 
 In-process (the default) it runs the very server `partita serve` runs --
-the same engine wiring (`cli.build_engine`) and the same HTTP server -- on
+the same engine wiring (`cli.serve.build_engine`) and the same HTTP server -- on
 its own uvloop event loop in a daemon thread, so starting it costs no
 interpreter start-up (a few milliseconds) and tests may reach into the
 engine (`reset()` is a direct store transaction). `subprocess=True` runs
@@ -70,7 +70,7 @@ class LocalPartita:
         env: bool = True,
         **options: Any,
     ) -> None:
-        from ..cli import serve_options
+        from ..cli.options import serve_options
 
         if in_memory is None:
             in_memory = data_dir is None
@@ -138,14 +138,14 @@ class LocalPartita:
         self.stop()
 
     def _start_thread(self) -> None:
-        from ..cli import _bind, _set_clock, build_app, build_engine, open_store, ssl_context
+        from ..cli.serve import bind, build_app, build_engine, open_store, set_clock, ssl_context
 
         args = self.options
         tls = ssl_context(args)  # before anything is opened: a bad pair raises here
         store = open_store(args)
         engine = None
         try:
-            _set_clock(args, store)
+            set_clock(args, store)
             engine = build_engine(args, store)
             app = build_app(args, engine)  # AuthFileError for a bad --auth file
         except BaseException:
@@ -154,7 +154,7 @@ class LocalPartita:
             store.close()
             raise
         self._app = app
-        sock = _bind(args.host, args.port)
+        sock = bind(args.host, args.port)
         self._store, self.engine = store, engine
         ready = threading.Event()
         failure: list[BaseException] = []
@@ -396,7 +396,7 @@ def serve_argv(options: dict[str, Any]) -> list[str]:
     here; booleans are flags given when true. The result is parsed once
     here so a bad value fails in the caller, not in a child that exits.
     """
-    from ..cli import serve_parser
+    from ..cli.options import serve_parser
 
     argv: list[str] = []
     for name, value in options.items():

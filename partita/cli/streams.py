@@ -20,11 +20,35 @@ import sys
 import time
 from typing import Any
 
+from .remote import region_of, session
+
+
+def add_parser(commands: Any) -> None:
+    streams = commands.add_parser("streams", help="DynamoDB Streams tools")
+    stream_actions = streams.add_subparsers(dest="action", required=True)
+    tail = stream_actions.add_parser("tail", help="print a table's stream records as JSON lines")
+    tail.add_argument("table")
+    tail.add_argument("--endpoint", default="http://127.0.0.1:8000", help="the server's URL")
+    tail.add_argument("--from", dest="start", choices=("trim-horizon", "latest"), default="latest")
+    tail.add_argument("--region", default=None, help="default: the AWS config's, else us-east-1")
+    tail.add_argument("--exec", dest="exec_command", metavar="CMD",
+                      help='run CMD for each batch, with {"Records": [...]} on its standard input')
+    tail.add_argument("--poll", type=float, default=0.5, metavar="SECONDS", help="pause between empty reads")
+    tail.add_argument("--exit-when-idle", type=float, default=None, metavar="SECONDS",
+                      help=argparse.SUPPRESS)  # for tests: stop after this long without records
+
+
+def run(args: argparse.Namespace) -> None:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        sys.exit(tail(args))
+    except (ClientError, BotoCoreError) as error:
+        sys.exit(f"partita: {error}")
+
 
 def _client(service: str, args: argparse.Namespace) -> Any:
     """A botocore client signing with the standard credential chain (placeholders when it has none)."""
-    from .cli_admin import region_of, session
-
     current = session()
     keys = {}
     if current.get_credentials() is None:  # a server without --auth takes any key

@@ -35,7 +35,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 BATCH = 25  # BatchWriteItem's limit
 
 
-def add_data_commands(commands: Any) -> None:
+def add_parsers(commands: Any) -> None:
     load = commands.add_parser("load", help="write items from a file into a table (BatchWriteItem)")
     load.add_argument("table")
     load.add_argument("file", help="the file to read, - for standard input")
@@ -54,7 +54,7 @@ def add_data_commands(commands: Any) -> None:
         parser.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
 
 
-def run_data(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> None:
     client = _client(args.endpoint, args.region)
     progress = Progress(enabled=not args.no_progress and sys.stderr.isatty())
     try:
