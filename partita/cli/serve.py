@@ -42,6 +42,7 @@ def _tune_gc() -> None:
 def open_store(args: argparse.Namespace) -> Any:
     """The store the options name: PostgreSQL (--backend), memory (--in-memory) or SQLite."""
     if args.backend:
+        from ..storage.pg_replica import ReplicaReads
         from ..storage.pg_schema import SchemaTooNew
         from ..storage.postgres import PostgresStore
 
@@ -51,7 +52,7 @@ def open_store(args: argparse.Namespace) -> Any:
         if replica is not None and not replica.startswith(("postgresql://", "postgres://")):
             sys.exit("partita: --read-replica takes a postgresql://user:pass@host:port/db URL")
         try:
-            return PostgresStore(args.backend, replica_url=replica)
+            return PostgresStore(args.backend, replica=None if replica is None else ReplicaReads(replica))
         except SchemaTooNew as error:
             sys.exit(f"partita: {error}")
     if args.read_replica:

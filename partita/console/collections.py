@@ -19,7 +19,7 @@ from .engine_calls import describe, table_of
 from .items_table import item_rows, table_key_names
 from .queries import key_attributes, run_pages
 from .render import render
-from .tables import summary_of
+from .summaries import summary_of
 from .web import Answer, ConsoleError, Request, html
 
 MAX_PAGES = 100

@@ -21,7 +21,7 @@ from ..errors import DynamoDBError
 from .engine_calls import call, describe
 from .items_table import table_key_names
 from .render import render
-from .tables import summary_of
+from .summaries import summary_of
 from .values import PlainJsonError, from_dynamodb_json, from_plain, plain_json
 from .web import Answer, ConsoleError, Request, html, redirect, table_url
 

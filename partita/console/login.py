@@ -19,16 +19,16 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from functools import partial
+from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
 from ..engine.engine import Engine
-from ..protocol.auth import Authenticator
-from ..protocol.auth.sigv4 import PEER
 from .render import render
 from .sessions import SESSION_SECONDS, Sessions
 from .throttle import Throttle
-from .web import Answer, Caller, Request, html, redirect
+from .web import PEER, Answer, Caller, Request, html, redirect
 
 log = logging.getLogger("partita")
 
@@ -54,12 +54,33 @@ def _same(given: str, expected: str) -> bool:
     return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
 
 
-class Guard:
-    """The console's authorizer with `--auth` (installed with `web.set_authorizer(guard.check)`)."""
+class Account(Protocol):
+    """An `--auth` principal as the sign-in sees it (protocol/auth/principals.py's Principal)."""
 
-    def __init__(self, engine: Engine, auth: Authenticator, secure: bool) -> None:
+    name: str
+    access_key_id: str
+    secret: str
+
+
+class Guard:
+    """The console's authorizer with `--auth` (installed with `web.set_authorizer(guard.check)`).
+
+    The protocol layer hands it the two things it needs of `--auth`: the
+    principal of an access key id (read at each call, so a reload counts)
+    and the API's authorization check, which a signed-in page request passes
+    through exactly as a signed API request would.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        account_of: Callable[[str], Account | None],
+        authorize: Callable[..., Any],
+        secure: bool,
+    ) -> None:
         self.engine = engine
-        self.auth = auth
+        self._account_of = account_of
+        self._authorize = authorize
         self.sessions = Sessions(engine.store)
         self.throttle = Throttle(engine.store)
         self._attributes = "; Path=/console; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
@@ -68,7 +89,7 @@ class Guard:
         return b"set-cookie", f"{name}={value}; Max-Age={max_age}{self._attributes}".encode()
 
     def _secret_of(self, access_key_id: str) -> str | None:
-        principal = self.auth.principals.by_key.get(access_key_id)
+        principal = self._account_of(access_key_id)
         return None if principal is None else principal.secret
 
     def check(self, request: Request) -> Answer | None:
@@ -80,7 +101,7 @@ class Guard:
             return None  # the stylesheet and scripts are public, the login page needs them
         token = _cookies(request).get(COOKIE, "")
         session = self.sessions.find(token, self._secret_of) if token else None
-        principal = None if session is None else self.auth.principals.by_key.get(session.access_key_id)
+        principal = None if session is None else self._account_of(session.access_key_id)
         if session is None or principal is None:
             if method == "GET":
                 target = "/console" + request.path
@@ -95,7 +116,7 @@ class Guard:
                 return _forbidden("Sign out with the form's button (POST).")
             self.sessions.close(token)
             return _with_cookies(redirect(LOGIN), self._cookie(COOKIE, "", 0))
-        request.caller = Caller(principal.name, session.csrf, partial(self.auth.authorize, principal, self.engine))
+        request.caller = Caller(principal.name, session.csrf, partial(self._authorize, principal, self.engine))
         return None
 
     def _login_form(self, request: Request, error: str | None = None, status: int = 200) -> Answer:
@@ -120,7 +141,7 @@ class Guard:
             status, payload, kind, headers = self._login_form(
                 request, f"Too many failed sign-ins: try again in {wait} seconds.", 429)
             return status, payload, kind, [*(headers or []), (b"retry-after", b"%d" % wait)]
-        principal = self.auth.principals.by_key.get(key)
+        principal = self._account_of(key)
         # The same comparison whether or not the key exists, so the time taken tells nothing.
         expected = principal.secret if principal is not None else secrets.token_urlsafe(30)
         if not _same(request.field("secret_access_key"), expected) or principal is None:

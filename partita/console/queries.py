@@ -21,7 +21,7 @@ from .codegen import boto3_code, cli_command, raw_json
 from .engine_calls import describe, read_pages
 from .items_table import item_rows, table_key_names
 from .render import render
-from .tables import summary_of
+from .summaries import summary_of
 from .web import Answer, ConsoleError, Request, html
 
 SORT_OPERATORS = ("", "=", "<", "<=", ">", ">=", "BETWEEN", "begins_with")

@@ -19,7 +19,7 @@ from .engine_calls import describe, may, stream_call, table_of, ttl_status
 from .items import item_url
 from .items_table import table_key_names
 from .render import render
-from .tables import summary_of
+from .summaries import summary_of
 from .values import describe_value
 from .web import Answer, Request, html
 

@@ -15,10 +15,10 @@ from .engine_calls import (
     partition_count,
     partitions,
     table_of,
-    ttl_status,
 )
 from .heat import strip
 from .render import render
+from .summaries import summary, vector_indexes
 from .web import Answer, ConsoleError, Request, html, json_answer, redirect, table_url
 
 KEY_TYPES = ("S", "N", "B")
@@ -33,56 +33,11 @@ def tables_page(engine: Engine, request: Request, _: str, error: str | None = No
         if table is None:  # deleted between the list and now
             continue
         doc = call(engine, "DescribeTable", {"TableName": name})["Table"]
-        rows.append(_summary(engine, doc, partition_count(table)))
+        rows.append(summary(engine, doc, partition_count(table)))
     return html(render(
         "tables.html", tables=rows, error=error, form=request.form,
         key_types=KEY_TYPES, projections=PROJECTIONS, stream_views=STREAM_VIEWS,
     ), status)
-
-
-def _summary(engine: Engine, doc: dict[str, Any], partition_total: int) -> dict[str, Any]:
-    billing = (doc.get("BillingModeSummary") or {}).get("BillingMode", "PROVISIONED")
-    throughput = doc.get("ProvisionedThroughput") or {}
-    stream = doc.get("StreamSpecification") or {}
-    ttl = ttl_status(engine, doc["TableName"])
-    return {
-        "name": doc["TableName"],
-        "url": table_url(doc["TableName"]),
-        "status": doc.get("TableStatus"),
-        "key_schema": _keys(doc["KeySchema"], doc["AttributeDefinitions"]),
-        "indexes": [
-            {"kind": kind, "name": ix["IndexName"], "key_schema": _keys(ix["KeySchema"], doc["AttributeDefinitions"]),
-             "projection": _projection(ix.get("Projection") or {}), "status": ix.get("IndexStatus")}
-            for kind, member in (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes"))
-            for ix in doc.get(member) or []
-        ],
-        "billing": billing,
-        "read_capacity": throughput.get("ReadCapacityUnits"),
-        "write_capacity": throughput.get("WriteCapacityUnits"),
-        "item_count": doc.get("ItemCount", 0),
-        "size": doc.get("TableSizeBytes", 0),
-        "partitions": partition_total,
-        "stream": stream.get("StreamViewType") if stream.get("StreamEnabled") else None,
-        "ttl": ttl.get("TimeToLiveStatus"),
-        "ttl_attribute": ttl.get("AttributeName"),
-    }
-
-
-def summary_of(engine: Engine, doc: dict[str, Any]) -> dict[str, Any]:
-    """A table's summary for a page header (the nav links and the facts)."""
-    return _summary(engine, doc, partition_count(table_of(engine, doc["TableName"])))
-
-
-def _keys(schema: list[dict[str, Any]], definitions: list[dict[str, Any]]) -> list[dict[str, str]]:
-    types = {d["AttributeName"]: d["AttributeType"] for d in definitions}
-    return [{"name": k["AttributeName"], "role": k["KeyType"], "type": types.get(k["AttributeName"], "?")}
-            for k in schema]
-
-
-def _projection(projection: dict[str, Any]) -> str:
-    kind = projection.get("ProjectionType", "ALL")
-    extra = projection.get("NonKeyAttributes")
-    return f"{kind} ({', '.join(extra)})" if extra else kind
 
 
 def create_table(engine: Engine, request: Request, _: str) -> Answer:
@@ -183,16 +138,14 @@ def delete_table(engine: Engine, request: Request, name: str) -> Answer:
 def table_page(engine: Engine, request: Request, name: str) -> Answer:
     table = table_of(engine, name)
     doc = describe(engine, name)
-    summary = _summary(engine, doc, partition_count(table))
+    facts = summary(engine, doc, partition_count(table))
     maps = [{"index": None, "label": "Table", "strip": strip(partitions(engine, table)),
              "hot": hottest(engine, table)}]
     for ix in doc.get("GlobalSecondaryIndexes") or []:
         found = partitions(engine, table, ix["IndexName"])
         maps.append({"index": ix["IndexName"], "label": f"GSI {ix['IndexName']}", "strip": strip(found),
                      "hot": hottest(engine, table, ix["IndexName"])})
-    from .vectors import vector_indexes  # the vector page's module imports this one
-
-    return html(render("table.html", table=summary, maps=maps, hash_names=_hash_names(doc),
+    return html(render("table.html", table=facts, maps=maps, hash_names=_hash_names(doc),
                        vector_indexes=vector_indexes(doc), form={}))
 
 

@@ -17,26 +17,8 @@ from ..engine.engine import Engine
 from ..errors import DynamoDBError
 from .engine_calls import call, describe
 from .render import render
-from .tables import summary_of
+from .summaries import summary_of, vector_indexes
 from .web import Answer, ConsoleError, Request, html
-
-
-def vector_indexes(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """DescribeTable's vector indexes, as the table page and the search page list them."""
-    return [
-        {
-            "name": ix["IndexName"],
-            "attribute": ix["VectorAttribute"]["AttributeName"],
-            "dimensions": ix["Dimensions"],
-            "distance": ix["DistanceFunction"],
-            "schema": [(e["AttributeName"], e["SearchSchemaElementType"]) for e in ix.get("SearchSchema") or []],
-            "status": ix.get("IndexStatus"),
-            "backfilling": bool(ix.get("Backfilling")),
-            "item_count": ix.get("ItemCount", 0),
-            "size": ix.get("IndexSizeBytes", 0),
-        }
-        for ix in doc.get("VectorIndexes") or []
-    ]
 
 
 def vectors_page(engine: Engine, request: Request, name: str) -> Answer:

@@ -14,6 +14,10 @@ Answer = tuple[int, bytes, bytes | None, Headers | None]
 HTML = b"text/html; charset=utf-8"
 JSON = b"application/json"
 FORM = b"application/x-www-form-urlencoded"
+PEER = b"\x00peer"
+"""The client's address, which the HTTP layer adds to the headers of `/console` requests of
+a server with `--auth` (the sign-in throttle counts failures per address). No header name can
+begin with NUL, so a client cannot send it."""
 #: Pages are built from the store's contents: never cached, never framed by another site.
 _PAGE_HEADERS: Headers = [
     (b"cache-control", b"no-store"),

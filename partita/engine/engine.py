@@ -97,7 +97,7 @@ class Engine:
         self.splitter = PartitionSplitter(store, self.catalog, self.clock, partition_size_limit, self.meter,
                                           split_heat_seconds)
         self.duties.add(self.splitter.run)
-        self.backup_service = BackupService(self, rules, s3_dir, s3)
+        self.backup_service = BackupService(store, self.catalog, self.clock, self.tables, self.duties, region, rules, s3_dir, s3)
         # Finish index backfills and drops a previous run left unfinished.
         self.index_jobs.kick()
         if background:

@@ -29,7 +29,7 @@ from ..api.dispatch import handle
 from ..console.login import Guard
 from ..console.routes import answer as console_answer
 from ..console.routes import is_console
-from ..console.web import allow_all, set_authorizer
+from ..console.web import PEER, allow_all, set_authorizer
 from ..engine.engine import Engine
 from ..errors import (
     DynamoDBError,
@@ -38,7 +38,7 @@ from ..errors import (
     UnknownOperationException,
 )
 from .auth import Authenticator
-from .auth.sigv4 import PEER, header_parameters, note_repeated
+from .auth.sigv4 import header_parameters, note_repeated
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -162,7 +162,8 @@ class PartitaApp:
         self.console = console  # `partita serve --no-console` turns the web console off
         self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
         if console:
-            set_authorizer(allow_all if auth is None else Guard(engine, auth, auth.secure_transport).check)
+            set_authorizer(allow_all if auth is None else Guard(
+                engine, lambda key: auth.principals.by_key.get(key), auth.authorize, auth.secure_transport).check)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]

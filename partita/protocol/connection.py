@@ -11,10 +11,11 @@ import asyncio
 import logging
 from collections import deque
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import httptools
 
+from ..console.web import PEER
 from .app import (
     HEAD_TOO_LARGE,
     MAX_HEADER_BYTES,
@@ -26,10 +27,7 @@ from .app import (
     header_bytes,
     response_head,
 )
-from .auth.sigv4 import PEER, note_repeated
-
-if TYPE_CHECKING:
-    from .server import HttpServer, RequestToken
+from .auth.sigv4 import note_repeated
 
 log = logging.getLogger("partita.http")
 
@@ -65,6 +63,48 @@ class _Stop(Exception):
     """Raised from a parser callback to stop parsing: the connection is closing."""
 
 
+class ServerState(Protocol):
+    """What a connection reads and sets on its server (server.py's HttpServer) on every request.
+
+    Named here as a protocol, not imported: server.py imports its connections.
+    """
+
+    app: Any
+    connections: set[HttpConnection]
+    closing: bool
+    clock: float
+    date_line: bytes
+    stats: Any
+    counted: list[RequestToken]
+    holding: bool
+    held: list[HttpConnection]
+    answering: tuple[Any, ...] | None
+    answering_connection: HttpConnection | None
+    token: RequestToken | None
+
+    def connection_gone(self) -> None: ...
+
+
+class RequestToken:
+    """Names one answered request to the store, so that a group commit can run it again.
+
+    The store's optimistic writes (storage/sqlite_writers.py) are checked at
+    the commit; one whose reads changed meanwhile is run again, under the
+    lock, and its held answer (`index` in its connection's held output) is
+    replaced before anything is sent.
+    """
+
+    __slots__ = ("connection", "request", "index", "close", "counts")
+
+    def __init__(self, connection: HttpConnection | None, request: tuple[Any, ...] | None) -> None:
+        self.connection = connection
+        self.request = request
+        self.index = -1  # where its answer is held (-1: not held, the connection is gone)
+        self.close = False
+        #: Its last run's metric counts (ProcessStats.unjournal), counted once the group commits.
+        self.counts: list[tuple[Any, ...]] = []
+
+
 class HttpConnection(asyncio.Protocol):
     """One client connection: parse, answer synchronously, write."""
 
@@ -93,7 +133,7 @@ class HttpConnection(asyncio.Protocol):
         "request_started",
     )
 
-    def __init__(self, server: HttpServer) -> None:
+    def __init__(self, server: ServerState) -> None:
         self._server = server
         self._app = server.app
         self._parser = httptools.HttpRequestParser(self)
@@ -494,7 +534,7 @@ class SigningConnection(HttpConnection):
 
     SigV4 signs a repeated header over its values joined by commas; the rest
     of Partita reads the last value. Only `--auth` servers pay the lookup.
-    A `/console` request also gets the client's address (sigv4.PEER), which
+    A `/console` request also gets the client's address (console.web.PEER), which
     the sign-in throttle counts by.
     """
 

@@ -61,7 +61,7 @@ from email.utils import formatdate
 from typing import Any
 
 from .app import PartitaApp
-from .connection import LINGER_SECONDS, HttpConnection, SigningConnection
+from .connection import LINGER_SECONDS, HttpConnection, RequestToken, SigningConnection
 
 log = logging.getLogger("partita.http")
 
@@ -70,26 +70,6 @@ _TICK = 1.0  # seconds between sweeps of idle connections (and Date refreshes)
 
 def _date_line() -> bytes:
     return b"date: " + formatdate(usegmt=True).encode("ascii") + b"\r\n"
-
-
-class RequestToken:
-    """Names one answered request to the store, so that a group commit can run it again.
-
-    The store's optimistic writes (storage/sqlite_writers.py) are checked at
-    the commit; one whose reads changed meanwhile is run again, under the
-    lock, and its held answer (`index` in its connection's held output) is
-    replaced before anything is sent.
-    """
-
-    __slots__ = ("connection", "request", "index", "close", "counts")
-
-    def __init__(self, connection: HttpConnection | None, request: tuple[Any, ...] | None) -> None:
-        self.connection = connection
-        self.request = request
-        self.index = -1  # where its answer is held (-1: not held, the connection is gone)
-        self.close = False
-        #: Its last run's metric counts (ProcessStats.unjournal), counted once the group commits.
-        self.counts: list[tuple[Any, ...]] = []
 
 
 class HttpServer:

@@ -385,7 +385,8 @@ class PooledReads:
 class PostgresStore(PooledReads, Store):
     """A store in one PostgreSQL database, shared with every other Partita server on it."""
 
-    def __init__(self, url: str, *, pool_size: int = 8, replica_url: str | None = None) -> None:
+    def __init__(self, url: str, *, pool_size: int = 8, replica: Store | None = None) -> None:
+        """`replica`: where eventually consistent reads go (pg_replica.ReplicaReads), else here."""
         self._url = url
         with _mapped(), psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
@@ -398,11 +399,7 @@ class PostgresStore(PooledReads, Store):
         self._duty_conn: psycopg.Connection | None = None
         self._listener = threading.Thread(target=self._listen, name="partita-pg-listen", daemon=True)
         self._listener.start()
-        self._replica: Store | None = None
-        if replica_url is not None:
-            from .pg_replica import ReplicaReads
-
-            self._replica = ReplicaReads(replica_url, pool_size=pool_size)
+        self._replica = replica
 
     @property
     def eventual(self) -> Store:

@@ -21,16 +21,39 @@ its own, as they always did.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .base import ReadView, WriteTxn
 
-if TYPE_CHECKING:
-    from .sqlite import SQLiteStore
-
 #: A row as a write sees it: (value, weight), or None when absent.
 Entry = tuple[bytes, int] | None
+
+
+class WriterHost(Protocol):
+    """What the writers use of the store that runs them (SQLiteStore): its connection, lock and group state.
+
+    Named here as a protocol, not imported: the store imports its writers, so
+    the writers spell out the part of the store they share with it instead.
+    """
+
+    _db: sqlite3.Connection
+    _lock: threading.RLock
+    _group_open: bool
+    _reading: bool
+    _overlay: dict[bytes, Entry]
+    _active: GroupedWriter | OptimisticWriter | None
+
+    def _open_group(self) -> None: ...
+
+    def _end_grouped(self, writer: GroupedWriter, succeeded: bool) -> None: ...
+
+    def _begin_reading(self) -> None: ...
+
+    def _lock_in(self, writer: OptimisticWriter) -> GroupedWriter: ...
+
+    def _optimistic_writer(self, token: object) -> OptimisticWriter: ...
 
 GET = "SELECT v, w FROM kv WHERE k = ?"
 DELETE = "DELETE FROM kv WHERE k = ?"
@@ -214,7 +237,7 @@ class GroupedWrite:
 
     __slots__ = ("_store", "_writer")
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: WriterHost) -> None:
         self._store = store
 
     def __enter__(self) -> GroupedWriter:
@@ -319,7 +342,7 @@ class OptimisticWriter(WriteTxn):
 
     __slots__ = ("_store", "_db", "unit", "pending", "fetched", "direct")
 
-    def __init__(self, store: SQLiteStore, unit: Unit) -> None:
+    def __init__(self, store: WriterHost, unit: Unit) -> None:
         self._store = store
         self._db = store._db
         self.unit = unit
@@ -417,7 +440,7 @@ class OptimisticWrite:
 
     __slots__ = ("_store", "_token", "_writer")
 
-    def __init__(self, store: SQLiteStore, token: object) -> None:
+    def __init__(self, store: WriterHost, token: object) -> None:
         self._store = store
         self._token = token
 

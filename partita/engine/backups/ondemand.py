@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ...errors import ResourceInUseException
-from ...storage.base import ReadView, Store, WriteTxn
+from ...storage.base import ReadView, Store
 from ..catalog import Catalog
 from ..clock import Clock
 from ..tables import TableOps
@@ -28,40 +28,13 @@ from .errors import (
     TableNotFoundException,
     instant,
 )
-from .jobs import Job, new_job
+from .jobs import new_job
 from .keys import BACKUP_ROW, end_of, next_id, resource_id
+from .records import backup_row, read_backup, write_backup
 from .restore import create_restored, restore_request
 from .snapshots import drop_snapshot, start_snapshot
 
 _FEATURE_INDEX = ("IndexName", "KeySchema", "Projection")
-
-
-def _row(arn: str) -> bytes:
-    return BACKUP_ROW + arn.encode()
-
-
-def read_backup(view: ReadView, arn: str) -> dict[str, Any] | None:
-    raw = view.get(_row(arn))
-    return None if raw is None else orjson.loads(raw)
-
-
-def write_backup(txn: WriteTxn, doc: dict[str, Any]) -> None:
-    txn.put(_row(doc["arn"]), orjson.dumps(doc))
-
-
-def release_backup(txn: WriteTxn, arn: str) -> None:
-    """A restore from the backup finished: it may be deleted again."""
-    doc = read_backup(txn, arn)
-    if doc is not None:
-        doc["restoring"] = max(0, doc.get("restoring", 0) - 1)
-        write_backup(txn, doc)
-
-
-def finish_backup(txn: WriteTxn, job: Job) -> None:
-    doc = read_backup(txn, job["owner"]["arn"])
-    if doc is not None:
-        doc["status"] = "AVAILABLE"
-        write_backup(txn, doc)
 
 
 def details(doc: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +148,7 @@ class OnDemandBackups:
                     "There is another ongoing conflicting backup control plane operation on the table. "
                     "The backup is either being created, deleted or restored to a table."
                 )
-            txn.delete(_row(arn))
+            txn.delete(backup_row(arn))
             drop_snapshot(txn, doc["snap"])
         doc["status"] = "DELETED"
         return description(doc)

@@ -29,6 +29,7 @@ from .keys import LOG_SPACE, end_of, job_key, log_key, log_prefix, next_id, pitr
 from .snapshots import drop_snapshot, start_snapshot
 
 _DAY = 86_400.0
+LATEST_RESTORABLE_LAG = 300.0
 
 
 def read_state(view: ReadView, table_id: int) -> dict[str, Any] | None:
@@ -142,10 +143,14 @@ class Trimmer:
 
 
 def window(description: dict[str, Any], now: float) -> tuple[float, float] | None:
-    """(earliest, latest) restorable instants, or None without recovery."""
-    from ..control.backups import describe
+    """(earliest, latest) restorable instants, or None without recovery.
 
-    pitr = describe(description, now)["PointInTimeRecoveryDescription"]
-    if pitr["PointInTimeRecoveryStatus"] != "ENABLED":
+    From when recovery was enabled (or the recovery period ago, whichever is
+    later) to five minutes ago, DynamoDB's usual lag; DescribeContinuousBackups
+    reports this same window (control/backups.py).
+    """
+    settings = description.get("_PointInTimeRecovery")
+    if not settings:
         return None
-    return pitr["EarliestRestorableDateTime"], pitr["LatestRestorableDateTime"]
+    earliest = max(settings["EnabledAt"], now - settings["RecoveryPeriodInDays"] * _DAY)
+    return earliest, max(earliest, now - LATEST_RESTORABLE_LAG)

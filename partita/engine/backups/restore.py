@@ -24,6 +24,7 @@ from ..writes import WriteRules, store_item
 from .changelog import changes
 from .jobs import BATCH, Job, put_job, tally
 from .keys import end_of, job_key, snap_prefix
+from .records import release_backup
 
 _INDEX_MEMBERS = ("IndexName", "KeySchema", "Projection")
 
@@ -179,6 +180,4 @@ class Restores:
         self._catalog.put(txn, Table.from_description(description, table.table_id))
         txn.delete(job_key(job["id"]))
         if job.get("backup"):
-            from .ondemand import release_backup
-
             release_backup(txn, job["backup"])

@@ -3,36 +3,47 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ...storage.base import WriteTxn
+from ...storage.base import Store, WriteTxn
+from ..catalog import Catalog
+from ..clock import Clock
+from ..duties import Duties
 from ..schema import Table
+from ..tables import TableOps
 from ..writes import WriteRules
 from .exports import Exports
 from .imports import Imports
 from .jobs import Jobs
 from .objects import S3, Directory, Objects
-from .ondemand import OnDemandBackups, finish_backup, refuse_delete_while_restoring
+from .ondemand import OnDemandBackups, refuse_delete_while_restoring
 from .pitr import Trimmer, finish_base
+from .records import finish_backup
 from .recovery import PointInTimeRestores
 from .restore import Restores
 from .snapshots import Snapshots
 
-if TYPE_CHECKING:
-    from ..engine import Engine
-
 
 class BackupService:
-    def __init__(self, engine: Engine, rules: WriteRules, s3_dir: Path | None, s3: S3 | None = None) -> None:
-        store, catalog, clock = engine.store, engine.catalog, engine.clock
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        clock: Clock,
+        tables: TableOps,
+        duties: Duties,
+        region: str,
+        rules: WriteRules,
+        s3_dir: Path | None,
+        s3: S3 | None = None,
+    ) -> None:
         self.jobs = Jobs(store)
         self.snapshots = Snapshots(store, catalog)
         self.snapshots.finishers.update(backup=finish_backup, pitr=finish_base)
         self.restores = Restores(store, catalog, rules)
         self.jobs.runners.update(snapshot=self.snapshots.step, restore=self.restores.step)
-        wake = engine.duties.wake
-        self.backups = OnDemandBackups(store, catalog, engine.tables, clock, wake)
-        self.point_in_time = PointInTimeRestores(store, catalog, engine.tables, clock, wake)
+        wake = duties.wake
+        self.backups = OnDemandBackups(store, catalog, tables, clock, wake)
+        self.point_in_time = PointInTimeRestores(store, catalog, tables, clock, wake)
         if s3_dir is None and s3 is None:
             import tempfile
 
@@ -40,13 +51,13 @@ class BackupService:
         self.s3_dir = s3_dir
         #: Exports and imports go to the S3-compatible service when there is one, else to the directory.
         self.objects: Objects = s3 if s3 is not None else Directory(s3_dir)  # type: ignore[arg-type]
-        self.exports = Exports(store, catalog, clock, engine.region, self.objects, wake)
-        self.imports = Imports(store, catalog, engine.tables, clock, rules, self.objects, wake)
+        self.exports = Exports(store, catalog, clock, region, self.objects, wake)
+        self.imports = Imports(store, catalog, tables, clock, rules, self.objects, wake)
         self.jobs.runners.update(export=self.exports.job.step)
         self.jobs.runners["import"] = self.imports.step
-        engine.duties.add(self.jobs.run)
-        engine.duties.add(Trimmer(store, catalog, clock).run)
-        engine.tables.before_delete = self._before_delete
+        duties.add(self.jobs.run)
+        duties.add(Trimmer(store, catalog, clock).run)
+        tables.before_delete = self._before_delete
 
     def _before_delete(self, txn: WriteTxn, table: Table) -> None:
         if "_Restoring" in table.description:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..schema import Table
 from .partitions import (
@@ -22,9 +22,6 @@ from .partitions import (
     starts_of,
     throughput_of,
 )
-
-if TYPE_CHECKING:
-    from .leases import Lease
 
 #: In a `Resource.lookup`: a partition boundary falls inside this slice of hashes (bisect instead).
 AMBIGUOUS = 0xFFFF
@@ -59,9 +56,10 @@ class Resource:
     maxima: tuple[float | None, float | None]
     #: The per-table quota an on-demand table or GSI scales up to (DescribeLimits).
     quota: float
-    #: This process's leases, per dimension: one per partition number, and the table's (or GSI's).
-    parts: tuple[list[Lease | None], list[Lease | None]] = field(init=False)
-    levels: list[Lease | None] = field(init=False)
+    #: This process's leases (leases.Lease, which reads a Resource: so not named here), per
+    #: dimension: one per partition number, and the table's (or GSI's). The meter fills them.
+    parts: tuple[list[Any], list[Any]] = field(init=False)
+    levels: list[Any] = field(init=False)
     #: Contributor Insights is on for the table: every key's units are ranked, not a sample.
     exact: bool = False
     hot_token: tuple[int, int] = field(init=False)

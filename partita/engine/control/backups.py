@@ -22,8 +22,6 @@ from ..clock import Clock
 from ..schema import Table
 
 DEFAULT_RECOVERY_DAYS = 35
-LATEST_RESTORABLE_LAG = 300.0
-_DAY = 86_400.0
 
 
 class TableNotFoundException(DynamoDBError):
@@ -37,18 +35,16 @@ def _not_found(name: str) -> TableNotFoundException:
 
 def describe(description: dict[str, Any], current: float) -> dict[str, Any]:
     """ContinuousBackupsDescription for a table document (backups are always on, as on DynamoDB)."""
-    pitr = description.get("_PointInTimeRecovery")
-    if not pitr:
+    bounds = pitr.window(description, current)
+    if bounds is None:
         return {"ContinuousBackupsStatus": "ENABLED",
                 "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"}}
-    days = pitr["RecoveryPeriodInDays"]
-    earliest = max(pitr["EnabledAt"], current - days * _DAY)
-    latest = max(earliest, current - LATEST_RESTORABLE_LAG)
+    earliest, latest = bounds
     return {
         "ContinuousBackupsStatus": "ENABLED",
         "PointInTimeRecoveryDescription": {
             "PointInTimeRecoveryStatus": "ENABLED",
-            "RecoveryPeriodInDays": days,
+            "RecoveryPeriodInDays": description["_PointInTimeRecovery"]["RecoveryPeriodInDays"],
             "EarliestRestorableDateTime": earliest,
             "LatestRestorableDateTime": latest,
         },

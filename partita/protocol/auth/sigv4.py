@@ -82,11 +82,6 @@ header over its values joined by commas, which the HTTP layer keeps under b"\x00
 (no header name can begin with NUL); the rest of Partita reads the last value."""
 
 
-PEER = b"\x00peer"
-"""The client's address, which the HTTP layer adds to the headers of `/console` requests of
-a server with `--auth` (the console's sign-in throttle counts failures per address)."""
-
-
 def note_repeated(headers: dict[bytes, bytes], name: bytes, previous: bytes, value: bytes) -> None:
     """Record that header `name` came again: its values joined by commas, each trimmed (as signed)."""
     joined = headers.get(b"\x00" + name)
