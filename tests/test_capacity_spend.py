@@ -22,7 +22,7 @@ from partita.engine.capacity.partitions import HASH_OFFSET, HASH_SPACE
 from partita.engine.capacity.resources import DEBT_AT, LEVEL_AT, Resource, tokens_at
 from partita.engine.capacity.spend import DONE, SAMPLE, SHORT, py_one, py_writes
 from partita.engine.capacity.units import write_need
-from partita.engine.items import ActionKind, ItemAction
+from partita.engine.items.actions import ActionKind, ItemAction
 
 ACCELERATED = pytest.mark.skipif(not spend.ACCELERATED, reason="the C accelerator is not built")
 IMPLEMENTATIONS = [

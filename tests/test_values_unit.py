@@ -1,7 +1,7 @@
 """Attribute-value validation, canonical form, size and comparison.
 
 Plain unit tests of pure functions: the messages pinned here are DynamoDB's
-(see partita/engine/values.py for where each comes from), and the HTTP-level
+(see partita/engine/model/values.py for where each comes from), and the HTTP-level
 tests exercise the same functions through a real server.
 """
 
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.engine.serialization_errors import check_item_types
-from partita.engine.sizes import item_size, value_size
-from partita.engine.values import (
+from partita.engine.model.serialization_errors import check_item_types
+from partita.engine.model.sizes import item_size, value_size
+from partita.engine.model.values import (
     compare,
     normalize_item,
     normalize_number,

@@ -6,7 +6,7 @@ catalog and the items and decides anew. DynamoDB never shows such internal
 races to the caller, so neither does Partita: a plain write is retried here
 with a short jittered backoff. What DynamoDB does show is kept:
 TransactWriteItems turns its own conflicts into TransactionCanceledException
-(engine/transactions.py), and a plain write that meets an item a running
+(engine/items/transactions.py), and a plain write that meets an item a running
 transaction holds fails with TransactionConflictException.
 
 BatchWriteItem is not atomic on DynamoDB, so its batch transaction (one
@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.batch import BatchOps, WriteOutcome
 from ..engine.capacity import Consumed
-from ..engine.items import ItemAction
+from ..engine.items.actions import ItemAction
+from ..engine.items.batch import BatchOps, WriteOutcome
 from ..errors import DynamoDBError, ServiceUnavailable, TransactionConflictException
 from ..storage.base import CatalogMoved, Conflict, ItemInTransaction, Stale, Unavailable
 

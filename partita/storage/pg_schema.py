@@ -4,7 +4,7 @@ Every row of the key space lives in `partita_kv`, keyed by (table id,
 partition hash, key bytes): the columns a distributed engine distributes by
 (docs/postgresql.md gives Citus' and YugabyteDB's DDL). The table id and the
 partition hash are not new data: they are bytes 1-4 and 7-14 of an item or
-index row key (engine/schema.py), copied into columns so that the database
+index row key (engine/tables/schema.py), copied into columns so that the database
 can hash-distribute on them and every item-collection statement names them.
 Rows outside the tables' row space (catalog, tokens, streams ...) carry table
 id 0 and their key space's first byte as partition hash.

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...storage.base import Store, WriteTxn
-from ..catalog import Catalog
-from ..clock import Clock
-from ..duties import Duties
-from ..schema import Table
-from ..tables import TableOps
-from ..writes import WriteRules
+from ..items.writes import WriteRules
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import TableOps
+from ..tables.schema import Table
+from ..time.clock import Clock
+from ..time.duties import Duties
 from .exports import Exports
 from .imports import Imports
 from .jobs import Jobs

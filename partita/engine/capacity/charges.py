@@ -11,17 +11,15 @@ ReturnConsumedCapacity reports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import DynamoDBError
-from ..schema import Index, Table
-from ..sizes import item_size
+from ..items.actions import ActionKind, ItemAction
+from ..model.sizes import item_size
+from ..tables.schema import Index, Table
 from .meter import READ, WRITE, Charge, Meter
 from .partitions import TABLE_MAP, row_hash
 from .units import write_need, write_units
-
-if TYPE_CHECKING:
-    from ..items import ItemAction
 
 Item = dict[str, dict[str, Any]]
 
@@ -57,22 +55,9 @@ def _index_key(index: Index, item: Item | None) -> Item | None:
     return {name: item[name] for name in index.key_names if name in item}
 
 
-def _check_kind() -> Any:
-    """ActionKind.CHECK, imported once (items imports this module, so not at the top)."""
-    global _CHECK
-    if _CHECK is None:
-        from ..items import ActionKind
-
-        _CHECK = ActionKind.CHECK
-    return _CHECK
-
-
-_CHECK: Any = None
-
-
 def write_charges(meter: Meter, action: ItemAction, old: Item | None, new: Item | None, factor: float = 1.0) -> list[Charge]:
     """Charges of one resolved write (`factor` 2 for a transaction's)."""
-    check = action.kind is (_CHECK or _check_kind())
+    check = action.kind is ActionKind.CHECK
     table = action.table
     resources = meter.resources(table)
     if not table.indexes and not check:  # the common case, kept short

@@ -1,6 +1,6 @@
 """Value ordering helpers for the expression evaluator.
 
-The canonical `compare` and `values_equal` live in `engine/values.py` and are
+The canonical `compare` and `values_equal` live in `engine/model/values.py` and are
 re-exported here; what this module adds are the decoders the evaluator uses
 to pre-compute sort keys of constants once per request.
 
@@ -15,7 +15,7 @@ import binascii
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..values import compare, values_equal
+from ..model.values import compare, values_equal
 
 __all__ = ["ORDERED_TYPES", "binary", "compare", "number", "sort_key", "type_of", "values_equal"]
 

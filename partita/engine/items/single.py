@@ -20,22 +20,19 @@ stale item.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any
-
 import orjson
 
-from ..errors import ConditionalCheckFailedException, ValidationException
-from ..storage.base import ReadView, Store, WriteTxn
-from .capacity import Consumed, read_units, write_units
-from .capacity.charges import charge_write
-from .capacity.meter import READ, Meter
-from .expressions import evaluate
-from .item_keys import check_item_key, check_key, key_of
-from .schema import Table
-from .sizes import item_size
-from .tables import TableOps
+from ...errors import ConditionalCheckFailedException, ValidationException
+from ...storage.base import ReadView, Store, WriteTxn
+from ..capacity import Consumed, read_units, write_units
+from ..capacity.charges import charge_write
+from ..capacity.meter import READ, Meter
+from ..model.item_keys import check_item_key, check_key, key_of
+from ..model.sizes import item_size
+from ..tables.lifecycle import TableOps
+from ..tables.schema import Table
+from ..vector.model import write_request_bytes
+from .actions import ActionKind, Condition, Item, ItemAction, UpdateResult, WriteResult
 from .updates import (
     ITEM_TOO_LARGE,
     MAX_ITEM_BYTES,
@@ -45,73 +42,11 @@ from .updates import (
     check_index_values,
     check_key_updates,
 )
-from .vector.model import write_request_bytes
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
-Item = dict[str, dict[str, Any]]
 CONDITION_FAILED = "The conditional request failed"
 PUT_ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
 KEY_SCHEMA_MISMATCH = "The provided key element does not match the schema"
-
-
-@dataclass(slots=True)
-class Condition:
-    """A parsed ConditionExpression and the placeholders it is evaluated with."""
-
-    expression: Any
-    names: dict[str, str]
-    values: dict[str, dict[str, Any]]
-
-    def holds(self, item: Item | None) -> bool:
-        return evaluate(self.expression, item, self.names, self.values)
-
-
-class ActionKind(Enum):
-    PUT = "Put"
-    UPDATE = "Update"
-    DELETE = "Delete"
-    CHECK = "ConditionCheck"
-
-
-@dataclass(slots=True)
-class ItemAction:
-    """One prepared write (or condition check) of one item, not yet executed.
-
-    ``item`` is the new item of a put, ``update`` the bound update of an
-    update; a delete and a condition check need neither.
-    """
-
-    kind: ActionKind
-    table: Table
-    row: bytes
-    key: Item
-    condition: Condition | None = None
-    return_old_on_fail: bool = False
-    item: Item | None = None
-    update: BoundUpdate | None = None
-    #: DynamoDB sizes of the stored item before and after the action, measured
-    #: once (the old one is the stored row's weight) and reused for the row's
-    #: weight and for the capacity charged.
-    old_size: int = 0
-    new_size: int = 0
-
-
-@dataclass(slots=True)
-class WriteResult:
-    old: Item | None
-    consumed: Consumed
-    #: Bytes of the written item's collection, on tables with a local index.
-    collection_bytes: int | None = None
-
-
-@dataclass(slots=True)
-class UpdateResult:
-    """The item before and after an UpdateItem (`old` is None when it was created)."""
-
-    old: Item | None
-    new: Item
-    consumed: Consumed
-    collection_bytes: int | None = None
 
 
 # -- step 1: what can be rejected without the item ------------------------------------
