@@ -31,7 +31,7 @@ from ..storage.base import ReadView, Store, WriteTxn
 from .capacity import Consumed, read_units, write_units
 from .capacity.charges import charge_write
 from .capacity.meter import READ, Meter
-from .expressions import evaluate
+from .expressions import DeleteAction, RemoveAction, evaluate
 from .item_keys import check_item_key, check_key, key_of
 from .schema import Table
 from .sizes import item_size
@@ -106,10 +106,14 @@ class WriteResult:
 
 @dataclass(slots=True)
 class UpdateResult:
-    """The item before and after an UpdateItem (`old` is None when it was created)."""
+    """The item before and after an UpdateItem (`old` is None when it was created).
+
+    `new` is None when the item was missing and the update only deleted, so
+    nothing was created.
+    """
 
     old: Item | None
-    new: Item
+    new: Item | None
     consumed: Consumed
     collection_bytes: int | None = None
 
@@ -211,13 +215,31 @@ def check_condition(condition: Condition | None, old: Item | None, return_old_on
     raise ConditionalCheckFailedException(CONDITION_FAILED)
 
 
-def _updated(action: ItemAction, raw: bytes | None) -> Item:
+def only_deletes(update: BoundUpdate | None) -> bool:
+    """Whether an update has actions and every one of them deletes (REMOVE, set DELETE)."""
+    return update is not None and bool(update.actions) and all(
+        isinstance(action, (RemoveAction, DeleteAction)) for action in update.actions
+    )
+
+
+def _updated(action: ItemAction, raw: bytes | None) -> Item | None:
     """The item after an update: a private copy of the stored item (or the key) changed.
 
     A missing item is created from its key (an upsert), even when the update
-    has no actions.
+    has no actions (no UpdateExpression, or AttributeUpdates {}). But an
+    update whose actions all delete leaves a missing item missing: None, so
+    nothing is written and no stream record made. DynamoDB documents this for
+    AttributeUpdates DELETE ("If no item with the specified Key is found ...
+    DELETE - Nothing happens") and does the same for REMOVE and a set DELETE
+    (Alternator's AWS-checked suite, issue 5862); it does not even look at
+    the paths, so "REMOVE a.b" on a missing item is no error either.
     """
-    new = dict(action.key) if raw is None else orjson.loads(raw)
+    if raw is None:
+        if only_deletes(action.update):
+            return None
+        new = dict(action.key)
+    else:
+        new = orjson.loads(raw)
     if action.update is not None:
         apply_update(action.update, new)
         check_index_values(action.table, action.update, new)
@@ -335,5 +357,4 @@ class ItemOps:
         """UpdateItem: read, check the condition, apply the update, store; one transaction."""
         action = prepare_update(self._tables.get(table_name), key, update, condition, return_old_on_fail)
         old, new, effects = self._execute(action)
-        assert new is not None
         return UpdateResult(old, new, write_capacity(action, old, new, effects), effects.collection_bytes)
