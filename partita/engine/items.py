@@ -45,6 +45,7 @@ from .updates import (
     check_index_values,
     check_key_updates,
 )
+from .values import MSG_EMPTY_NAME
 from .vector.model import write_request_bytes
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
@@ -122,7 +123,14 @@ class UpdateResult:
 
 
 def check_item_size(item: Item) -> int:
-    """A put's item must fit in 400 KB (checked before the table is looked up); its size."""
+    """A put's item must fit in 400 KB (checked before the table is looked up); its size.
+
+    Every put passes here before its table is looked up, so this is also
+    where an attribute named "" is refused (a name over 65535 characters is
+    refused earlier, by the request's shape).
+    """
+    if "" in item:
+        raise ValidationException(MSG_EMPTY_NAME)
     size = item_size(item)
     if size > MAX_ITEM_BYTES:
         raise ValidationException(PUT_ITEM_TOO_LARGE)
