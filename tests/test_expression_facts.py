@@ -319,3 +319,14 @@ def test_key_attribute_names_are_limited_to_255(ddb: Any, table_name: str) -> No
         f"Value '{name}' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: "
         "Member must have length less than or equal to 255",
     )
+
+
+def test_a_lone_sigil_is_refused_in_the_expression_or_in_its_map(ddb: Any, hash_table: str) -> None:
+    """DynamoDB finds a bad key in ExpressionAttributeNames before it parses (Alternator's AWS-checked notes)."""
+    values = {":v": {"N": "1"}}
+    assert error_of_update(ddb, hash_table, "SET # = :v", values, {"#a": "x"}) == (
+        "ValidationException", 'Invalid UpdateExpression: Syntax error; token: "#", near: "SET # ="')
+    assert error_of_update(ddb, hash_table, "SET # = :v", values, {"#": "x"}) == (
+        "ValidationException", 'ExpressionAttributeNames contains invalid key: Syntax error; key: "#"')
+    assert error_of_update(ddb, hash_table, "SET a = :", {":": {"N": "1"}}) == (
+        "ValidationException", 'ExpressionAttributeValues contains invalid key: Syntax error; key: ":"')
