@@ -58,9 +58,10 @@ def test_update_without_actions_creates_the_key(ddb: Any, range_table: str) -> N
     assert get(ddb, range_table, {"pk": S("a"), "sk": N("1.5")}) == {"pk": S("a"), "sk": N("1.5")}
 
 
-def test_remove_on_a_missing_item_creates_it(ddb: Any, hash_table: str) -> None:
-    update(ddb, hash_table, "REMOVE a")
-    assert get(ddb, hash_table) == KEY
+def test_remove_on_a_missing_item_creates_nothing(ddb: Any, hash_table: str) -> None:
+    """Only deletions on a missing item do nothing (observed; AttributeValueUpdate's documentation)."""
+    assert "Attributes" not in update(ddb, hash_table, "REMOVE a", ReturnValues="ALL_NEW")
+    assert get(ddb, hash_table) is None
 
 
 def test_condition_expression(ddb: Any, hash_table: str) -> None:

@@ -88,9 +88,13 @@ def _placeholder_map(request: dict[str, Any], param: str, pattern: re.Pattern[st
         return {}
     if not mapping:
         raise ValidationException(f"{param} must not be empty")
-    for key in mapping:
+    names = pattern is _NAME_KEY
+    for key, value in mapping.items():
         if not pattern.match(key):
             raise ValidationException(f'{param} contains invalid key: Syntax error; key: "{key}"')
+        if names and value == "":
+            # DynamoDB's words, as applications quote them ("... for key #DE").
+            raise ValidationException(f"{param} contains invalid value: Empty attribute name for key {key}")
     return mapping
 
 

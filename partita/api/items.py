@@ -154,7 +154,7 @@ def _update_attributes(mode: str, result: UpdateResult, update: BoundUpdate | No
     if mode == "ALL_OLD":
         return result.old or {}
     if mode == "ALL_NEW":
-        return result.new
+        return result.new or {}
     paths = () if update is None else update.paths
     if mode == "UPDATED_OLD":
         return updated_attributes(result.old, paths)

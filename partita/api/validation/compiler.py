@@ -371,8 +371,8 @@ class ShapeCompiler:
         list_msg = f"Unrecognized collection type {self.java_type(shape_name)}"
         scalar_msg = "Unexpected field type" if context == _FIELD else _CAST_MSG
         # Map keys are not shape-checked per entry: table names in RequestItems
-        # get one clause for the whole map (``_map_entries``); attribute-name
-        # length gets operation-specific messages, which the operations produce.
+        # and too long attribute names get one clause for the whole map
+        # (``_map_entries``); an empty attribute name is the operations' to refuse.
         if value_shape == "AttributeValue":
             attr = self.container("AttributeValue", _ELEMENT)
             # Members whose check can only pass on a string ({"S": ...}, {"N": ...}): an
@@ -457,16 +457,27 @@ class ShapeCompiler:
         constraint: Map value must satisfy constraint: [Member must have length
         less than or equal to 25, Member must have length greater than or equal
         to 1]`` (dynalite's recordings of BatchGetItem and BatchWriteItem), key
-        clause first. Only table-name keys are checked here; attribute-name
-        keys get operation-specific messages from the operations.
+        clause first.
+
+        Attribute-name keys (an Item, a Key, AttributeUpdates, a map value's
+        M ...) have one constraint in the model, at most 65535 characters; a
+        longer name is the same kind of one clause, "Map keys must satisfy
+        constraint: [Member must have length less than or equal to 65535]".
+        That the service words it so is inferred from the model and its
+        RequestItems answers (it was observed refusing a 65536-byte name with
+        "65535" in the message); the empty name, which the model allows, is
+        the operations' to refuse.
         """
         shape = self.shapes[shape_name]
         value_shape_name = shape["value"]["shape"]
         value_shape = self.shapes[value_shape_name]
         value_tails = all_constraints(value_shape) if value_shape["type"] in ("list", "map") else []
         checks_keys = shape["key"]["shape"] == "TableArn"
-        if not value_tails and not checks_keys:
+        name_shape = self.shapes[shape["key"]["shape"]] if shape["key"]["shape"] == "AttributeName" else None
+        name_max = name_shape.get("max") if name_shape is not None else None
+        if not value_tails and not checks_keys and name_max is None:
             return None
+        name_key_clause = map_clause("keys", all_constraints(name_shape)) if name_max is not None else ""
         as_name = string_leaf("TableName", self.shapes["TableName"])
         as_arn = string_leaf("TableArn", self.shapes["TableArn"])
         name_clause = map_clause("keys", all_constraints(self.shapes["TableName"]))
@@ -477,6 +488,8 @@ class ShapeCompiler:
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             tails = []
+            if name_max is not None and value and max(map(len, value)) > name_max:
+                tails.append(name_key_clause)
             if checks_keys:
                 for key in value:
                     is_arn = key.startswith("arn:")

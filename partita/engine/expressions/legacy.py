@@ -30,7 +30,7 @@ from typing import Any
 
 from partita.errors import ValidationException
 
-from ..model.values import compare, normalize_value
+from ..model.values import MSG_EMPTY_NAME, compare, normalize_value
 from .ast import (
     AddAction,
     And,
@@ -338,6 +338,8 @@ def translate_attributes_to_get(attributes: Sequence[str] | None) -> LegacyProje
         return None
     seen: set[str] = set()
     for name in attributes:
+        if not name:
+            raise ValidationException(MSG_EMPTY_NAME)  # wording unconfirmed (values.py)
         if name in seen:
             raise ValidationException(f"{_INVALID}Duplicate value in attribute name: {name}")
         seen.add(name)
@@ -368,6 +370,8 @@ def _attribute_update(builder: _Builder, attribute: str, entry: Mapping[str, Any
     ADD of a number or set is ADD, and ADD of a list (which only the legacy
     form allows) appends: `SET a = list_append(if_not_exists(a, []), :v)`.
     """
+    if not attribute:
+        raise ValidationException(MSG_EMPTY_NAME)  # wording unconfirmed (values.py)
     action = entry.get("Action") or "PUT"
     raw = entry.get("Value")
     if raw is None:

@@ -4,13 +4,20 @@ The lexer never fails: a character it does not know becomes a one-character
 ERROR token, so that the parser reports it the way DynamoDB does
 (`Syntax error; token: "!", near: "!!"`), with the neighbouring tokens as
 context.
+
+A bare name (an attribute or a function name) starts with a letter; after
+the first letter come letters, digits and "_". So "_abc" is not a name: its
+"_" is an ERROR token, and DynamoDB answers `SET _123 = :v` with
+`Syntax error; token: "_", near: "SET _123"` (Alternator's AWS-checked
+suite, test_update_expression.py). After "#" or ":" any letters, digits or
+"_" may follow ("#123", ":_").
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-NAME = "name"  # identifier: letter or _ then letters, digits, _
+NAME = "name"  # identifier: a letter, then letters, digits, _
 ATTR_NAME = "#"  # #placeholder
 VALUE = ":"  # :placeholder
 NUMBER = "number"  # digits, only valid as a list index
@@ -27,7 +34,7 @@ class Token(NamedTuple):
 
 
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _SPACE = frozenset(" \t\r\n")
 _SINGLE = frozenset("=()[],.+-")

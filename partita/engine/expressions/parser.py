@@ -48,6 +48,8 @@ MAX_PATH_DEPTH = 32
 MAX_IN_OPERANDS = 100  # counting the left-hand operand
 # Partita's own guard against stack exhaustion; DynamoDB's limit here is unknown.
 MAX_NESTING = 200
+# A list index must fit a signed 32-bit integer (DynamoDB parses it as a Java int).
+MAX_LIST_INDEX = 2**31 - 1
 
 CONDITION_FUNCTIONS = {
     "attribute_exists": 1,
@@ -75,6 +77,7 @@ class _Parser:
         self.values: dict[str, None] = {}
         self.reserved: str | None = None
         self.too_deep: int | None = None
+        self.bad_index: str | None = None
         self.depth = 0
 
     # -- token helpers -------------------------------------------------
@@ -163,7 +166,10 @@ class _Parser:
                     self.fail()
                 self.pos += 1
                 self.expect_op("]")
-                elements.append(int(tok.text))
+                index = int(tok.text)
+                if index > MAX_LIST_INDEX and self.bad_index is None:
+                    self.bad_index = tok.text
+                elements.append(index)
             else:
                 break
         if len(elements) > MAX_PATH_DEPTH and self.too_deep is None:
@@ -176,7 +182,19 @@ class _Parser:
         return Value(tok.text)
 
     def finish(self) -> None:
-        """Raise the text-level errors shared by every kind, in DynamoDB's order."""
+        """Raise the text-level errors shared by every kind, in DynamoDB's order.
+
+        An index beyond a Java int is DynamoDB's "List index is not within the
+        allowable range" (its message catalogue, DynamoDB Local's
+        DbValidationError.INVALID_LIST_INDEX; observed on the service for
+        ProjectionExpression "a[99999999999999]"). That it outranks the other
+        text-level errors is Partita's reading, unconfirmed.
+        """
+        if self.bad_index is not None:
+            raise invalid(
+                self.kind,
+                f"List index is not within the allowable range; index: [{self.bad_index}]",
+            )
         if self.too_deep is not None:
             raise invalid(
                 self.kind,

@@ -3,7 +3,12 @@
 DynamoDB validates a condition one atomic comparison or function at a time,
 left to right; inside one it reports, in this order: an undefined name or
 value (whichever comes first in the text), a wrong number of operands, a
-non-distinct first operand, a wrong operand type. An update reports all its
+non-distinct first operand, a wrong operand type. The ordering operators
+(<, <=, >, >= and BETWEEN) order S, N and B only, so a constant of another
+type among their operands is refused before any item is read ("Incorrect
+operand type for operator or function; operator or function: <, operand
+type: L"), while an attribute of such a type merely makes the condition
+false. An update reports all its
 undefined names, then values, then overlapping/conflicting paths, then operand
 types; a projection its undefined names, then overlapping paths. The unused
 name/value checks run last, over every expression of the request.
@@ -45,6 +50,7 @@ from .parser import CONDITION_FUNCTIONS, UPDATE_FUNCTIONS
 
 VALID_TYPES = frozenset(("S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M"))
 _ANY_TYPE = "{NS,SS,L,BS,N,M,B,BOOL,NULL,S}"
+_ORDERING = frozenset(("<", "<=", ">", ">="))
 _VALID_TYPES_TEXT = "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}"
 _UPDATE_TYPE_NAMES = {
     "S": "STRING",
@@ -246,11 +252,14 @@ class _AtomCheck:
             self.scan(node.right)
             self.operands_of((node.left, node.right))
             self.check_distinct(node.op, node.left, (node.right,))
+            if node.op in _ORDERING:
+                self.ordered_operands(node.op, (node.left, node.right))
         elif isinstance(node, Between):
             self.scan(node.operand)
             self.scan(node.low)
             self.scan(node.high)
             self.operands_of((node.operand, node.low, node.high))
+            self.ordered_operands("BETWEEN", (node.operand, node.low, node.high))
             self.between_bounds(node.low, node.high)
         elif isinstance(node, In):
             self.scan(node.operand)
@@ -261,6 +270,26 @@ class _AtomCheck:
             self.scan(node)
             self.call(node)
         return self.result()
+
+    def ordered_operands(self, op: str, operands: tuple[Operand, ...]) -> None:
+        """An ordering operator's constants must be S, N or B; the first other one is named.
+
+        Known before the item is read, so it is a ValidationException, not a
+        false condition: observed on the service for "a < :l" with a list
+        (issue 26's record), with this wording for a BOOL constant in a
+        FilterExpression (a DynamoDB connector's recorded error) and in PartiQL
+        (the nubo-db conformance suite). Operands are checked in order, and
+        before BETWEEN's bound checks, as DynamoDB Local's OperatorValidator
+        does. A path's type is not known here; size() is a number.
+        """
+        for operand in operands:
+            if isinstance(operand, Value):
+                value = self.values.get(operand.name)
+                if value:
+                    kind = type_of(value)
+                    if kind not in ORDERED_TYPES:
+                        self.type_error(op, kind)
+                        return
 
     def between_bounds(self, low: Operand, high: Operand) -> None:
         if self.function is not None or not isinstance(low, Value) or not isinstance(high, Value):

@@ -70,9 +70,13 @@ class WriteResult:
 
 @dataclass(slots=True)
 class UpdateResult:
-    """The item before and after an UpdateItem (`old` is None when it was created)."""
+    """The item before and after an UpdateItem (`old` is None when it was created).
+
+    `new` is None when the item was missing and the update only deleted, so
+    nothing was created.
+    """
 
     old: Item | None
-    new: Item
+    new: Item | None
     consumed: Consumed
     collection_bytes: int | None = None

@@ -27,8 +27,10 @@ from ...storage.base import ReadView, Store, WriteTxn
 from ..capacity import Consumed, read_units, write_units
 from ..capacity.charges import charge_write
 from ..capacity.meter import READ, Meter
+from ..expressions import DeleteAction, RemoveAction
 from ..model.item_keys import check_item_key, check_key, key_of
 from ..model.sizes import item_size
+from ..model.values import MSG_EMPTY_NAME
 from ..tables.lifecycle import TableOps
 from ..tables.schema import Table
 from ..vector.model import write_request_bytes
@@ -53,7 +55,14 @@ KEY_SCHEMA_MISMATCH = "The provided key element does not match the schema"
 
 
 def check_item_size(item: Item) -> int:
-    """A put's item must fit in 400 KB (checked before the table is looked up); its size."""
+    """A put's item must fit in 400 KB (checked before the table is looked up); its size.
+
+    Every put passes here before its table is looked up, so this is also
+    where an attribute named "" is refused (a name over 65535 characters is
+    refused earlier, by the request's shape).
+    """
+    if "" in item:
+        raise ValidationException(MSG_EMPTY_NAME)
     size = item_size(item)
     if size > MAX_ITEM_BYTES:
         raise ValidationException(PUT_ITEM_TOO_LARGE)
@@ -146,13 +155,31 @@ def check_condition(condition: Condition | None, old: Item | None, return_old_on
     raise ConditionalCheckFailedException(CONDITION_FAILED)
 
 
-def _updated(action: ItemAction, raw: bytes | None) -> Item:
+def only_deletes(update: BoundUpdate | None) -> bool:
+    """Whether an update has actions and every one of them deletes (REMOVE, set DELETE)."""
+    return update is not None and bool(update.actions) and all(
+        isinstance(action, (RemoveAction, DeleteAction)) for action in update.actions
+    )
+
+
+def _updated(action: ItemAction, raw: bytes | None) -> Item | None:
     """The item after an update: a private copy of the stored item (or the key) changed.
 
     A missing item is created from its key (an upsert), even when the update
-    has no actions.
+    has no actions (no UpdateExpression, or AttributeUpdates {}). But an
+    update whose actions all delete leaves a missing item missing: None, so
+    nothing is written and no stream record made. DynamoDB documents this for
+    AttributeUpdates DELETE ("If no item with the specified Key is found ...
+    DELETE - Nothing happens") and does the same for REMOVE and a set DELETE
+    (Alternator's AWS-checked suite, issue 5862); it does not even look at
+    the paths, so "REMOVE a.b" on a missing item is no error either.
     """
-    new = dict(action.key) if raw is None else orjson.loads(raw)
+    if raw is None:
+        if only_deletes(action.update):
+            return None
+        new = dict(action.key)
+    else:
+        new = orjson.loads(raw)
     if action.update is not None:
         apply_update(action.update, new)
         check_index_values(action.table, action.update, new)
@@ -270,5 +297,4 @@ class ItemOps:
         """UpdateItem: read, check the condition, apply the update, store; one transaction."""
         action = prepare_update(self._tables.get(table_name), key, update, condition, return_old_on_fail)
         old, new, effects = self._execute(action)
-        assert new is not None
         return UpdateResult(old, new, write_capacity(action, old, new, effects), effects.collection_bytes)

@@ -80,6 +80,12 @@ MSG_NESTING = (
     "Nesting Levels have exceeded supported limits: "
     "Attributes in the item have nested levels beyond supported limit"
 )
+#: An attribute named "" (the model allows it; DynamoDB refuses it). The bare
+#: reason is DynamoDB's (it answers ExpressionAttributeNames {"#a": ""} with
+#: "ExpressionAttributeNames contains invalid value: Empty attribute name for
+#: key #a", as applications quote it); that an Item, AttributeUpdates or
+#: AttributesToGet say the bare reason is unconfirmed.
+MSG_EMPTY_NAME = "Empty attribute name"
 
 
 def _ss_duplicates_message(members: list[str]) -> str:
