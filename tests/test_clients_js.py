@@ -64,7 +64,11 @@ def test_js_sdk_v3_scenario(endpoint: str, table_name: str) -> None:
 
 
 def test_js_sdk_v3_streams_scenario(endpoint: str, table_name: str) -> None:
-    """The JavaScript SDK's DynamoDBStreamsClient, given the server's URL, reads what boto3 reads (test_streams.py)."""
+    """The JavaScript SDK's DynamoDBStreamsClient, given the server's URL, reads what boto3 reads.
+
+    Records as in test_streams.py; shard order, paging and two validation
+    answers as in test_stream_requests.py (issue 26, class 1).
+    """
     node = _node()
     result = subprocess.run([node, "streams_scenario.mjs", endpoint, table_name], cwd=HERE, capture_output=True,
                             text=True, timeout=120, check=False, env={**os.environ, "NODE_NO_WARNINGS": "1"})
@@ -87,4 +91,13 @@ def test_js_sdk_v3_streams_scenario(endpoint: str, table_name: str) -> None:
         {"step": "increasing", "value": True},
         {"step": "forged", "value": {"name": "ValidationException", "message": "Invalid ShardIterator",
                                      "status": 400}},
+        # Eight shards paged three at a time, in ShardId (byte) order; nothing after the last one.
+        {"step": "shardOrder", "value": {"sizes": [3, 3, 2], "lastEvaluatedIsLastOfPage": True, "ascending": True,
+                                         "distinct": True}},
+        {"step": "afterLast", "value": {"shards": 0, "lastEvaluated": None}},
+        {"step": "invalidArn", "value": {"name": "ValidationException", "message": "Invalid StreamArn",
+                                         "status": 400}},
+        {"step": "latestWithSequence", "value": {
+            "name": "ValidationException", "message": "Must not specify a SequenceNumber for LATEST shard iterator type",
+            "status": 400}},
     ]

@@ -47,6 +47,13 @@ def test_partitions_split_by_size_and_items_queries_and_streams_stay_right(tmp_p
         parents = {s["ShardId"] for s in shards if "EndingSequenceNumber" in s["SequenceNumberRange"]}
         children = [s for s in shards if s.get("ParentShardId") in parents]
         assert parents and len(children) >= 2
+        # Listed in ShardId order, where a child (created later) sorts after its parent.
+        assert [s["ShardId"] for s in shards] == sorted(s["ShardId"] for s in shards)
+        assert all(child["ShardId"] > child["ParentShardId"] for child in children)
+        for parent in parents:
+            filtered = client.describe_stream(StreamArn=streams, ShardFilter={"Type": "CHILD_SHARDS",
+                                                                              "ShardId": parent})
+            assert filtered["StreamDescription"]["Shards"] == [s for s in shards if s.get("ParentShardId") == parent]
         ddb.put_item(TableName="split-me", Item={"pk": {"S": "after"}, "sk": {"N": "0"}})
         total = 0
         for shard in shards:

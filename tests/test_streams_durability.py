@@ -100,3 +100,22 @@ def test_streams_tail_prints_and_execs(endpoint: str, ddb: Any, table_name: str,
     assert [r["dynamodb"]["NewImage"]["pk"]["S"] for r in event["Records"]] == ["k0", "k1", "k2"]
     assert all(r["eventSourceARN"].startswith(f"arn:aws:dynamodb:us-east-1:000000000000:table/{table_name}/stream/")
                for r in event["Records"])
+
+
+def test_streams_tail_follows_shards_past_the_first_describe_page(endpoint: str, ddb: Any, table_name: str) -> None:
+    """A stream of 105 shards: DescribeStream lists 100 at a time, and the tail pages to see them all."""
+    import json
+    import subprocess
+    import sys
+
+    create_table(ddb, table_name, BillingMode="PROVISIONED",
+                 ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 104999},
+                 StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    keys = [f"k{i}" for i in range(150)]
+    for key in keys:
+        ddb.put_item(TableName=table_name, Item={"pk": S(key)})
+    base = [sys.executable, "-m", "partita", "streams", "tail", table_name, "--endpoint", endpoint,
+            "--from", "trim-horizon", "--exit-when-idle", "1", "--poll", "0.1"]
+    out = subprocess.run(base, capture_output=True, text=True, timeout=120, check=True)
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert sorted(r["dynamodb"]["Keys"]["pk"]["S"] for r in lines) == sorted(keys)

@@ -80,6 +80,19 @@ def lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:
     return out
 
 
+def _all_shards(streams: Any, arn: str) -> list[dict[str, Any]]:
+    """Every shard of the stream, page after page (DescribeStream answers at most 100 at a time)."""
+    request: dict[str, Any] = {"StreamArn": arn}
+    shards: list[dict[str, Any]] = []
+    while True:
+        described = streams.describe_stream(**request)["StreamDescription"]
+        shards += described["Shards"]
+        last = described.get("LastEvaluatedShardId")
+        if last is None:
+            return shards
+        request["ExclusiveStartShardId"] = last
+
+
 def tail(args: argparse.Namespace) -> int:
     ddb = _client("dynamodb", args)
     streams = _client("dynamodbstreams", args)
@@ -93,11 +106,13 @@ def tail(args: argparse.Namespace) -> int:
     idle_since = time.monotonic()
     first = True
     while True:
-        shards = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+        shards = _all_shards(streams, arn)
+        listed = {shard["ShardId"] for shard in shards}
         for shard in shards:
             sid = shard["ShardId"]
             parent = shard.get("ParentShardId")
-            if sid in iterators or (parent in iterators and parent not in finished):
+            # A child waits for its parent to be read to its end, wherever the listing puts it.
+            if sid in iterators or (parent is not None and parent in listed and parent not in finished):
                 continue
             # Shards opened after we started are read from their beginning.
             kind = start if first else "TRIM_HORIZON"

@@ -1,8 +1,8 @@
 """Where Partita's request-shape validation departs from botocore's published model, and why.
 
 Each departure is recorded behaviour of the real service that the model does
-not state. They apply to DynamoDB's own model only; the DynamoDB Streams
-model (compiled by the same code) has none of these shapes.
+not state. DynamoDB's own model and the DynamoDB Streams model (compiled by
+the same code) have their own lists.
 """
 
 from __future__ import annotations
@@ -44,11 +44,28 @@ MEMBER_SHAPES: dict[tuple[str, str], str] = {
 }
 
 
+# DynamoDB Streams.
+# ShardFilter: the model marks both members optional, but DescribeStream with a
+# ShardFilter that lacks Type, or lacks ShardId, is a ValidationException
+# (observed on the service, 2026). Which words it uses is not recorded; the
+# model's own "Member must not be null" clause is used (unconfirmed).
+# StreamArn: the model says min length 37, but the service answered a
+# DescribeStream with StreamArn 'fake-stream' (11 characters) with
+# ValidationException "Invalid StreamArn" (the AWS SDK for JavaScript's
+# integration tests), not the length clause: the service parses the ARN
+# (api/streams.py) instead of checking its length. The maximum (1024) stays.
+STREAMS_SHAPE_PATCHES: dict[str, dict[str, Any]] = {"ShardFilter": {"required": ["Type", "ShardId"]}}
+#: Shapes of the Streams model replaced whole.
+STREAMS_SHAPES: dict[str, dict[str, Any]] = {"StreamArn": {"type": "string", "max": 1024}}
+
+
 def patched_shapes(shapes: dict[str, Any]) -> dict[str, Any]:
     """A copy of a model's shapes with the departures above applied (the model itself is untouched)."""
     out = dict(shapes)
     if "CreateTableInput" not in out:  # DynamoDB Streams' model
-        return out
+        for name, patch in STREAMS_SHAPE_PATCHES.items():
+            out[name] = {**out.get(name, {}), **patch}
+        return {**out, **STREAMS_SHAPES}
     for name, patch in SHAPE_PATCHES.items():
         out[name] = {**out.get(name, {}), **patch}
     for alias, source in ALIASES.items():

@@ -7,6 +7,7 @@ serves every caller so that they all agree on what an ARN names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ...errors import ValidationException
@@ -21,6 +22,16 @@ class Arn:
     table: str
     kind: str
     child: str = ""
+
+
+#: A DynamoDB stream ARN of any partition, region and account: what a StreamArn must look like
+#: before any stream is looked up (the label is the stream's creation time on the service).
+_STREAM_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table/[a-zA-Z0-9_.-]{3,255}/stream/[^/]+")
+
+
+def is_stream_arn(value: str) -> bool:
+    """Whether `value` has the form of a stream ARN (it may still name no stream)."""
+    return _STREAM_ARN.fullmatch(value) is not None
 
 
 def table_arn(region: str, name: str) -> str:

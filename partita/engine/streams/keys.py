@@ -64,7 +64,25 @@ def counter_key(stream_id: int) -> bytes:
     return COUNTER_SPACE + struct.pack(">I", stream_id)
 
 
-def shard_id(arn: str, index: int, created: float) -> str:
-    """`shardId-<20 digits>-<8 hex>`, DynamoDB's form: creation time in ms and a digest."""
-    digest = hashlib.sha256(f"{arn}#{index}".encode()).hexdigest()[:8]
-    return f"shardId-{int(created * 1000):020d}-{digest}"
+def shard_ids(arn: str, first_index: int, count: int, created_ms: int) -> list[str]:
+    """Ids for `count` shards opened together, in ascending (byte-wise) order of their indexes.
+
+    DynamoDB's form, `shardId-<20 digits>-<8 hex>`: creation time in ms and a
+    digest. DescribeStream lists shards in ShardId order and Kinesis-style
+    consumers rely on it, so the ids of one batch are its sorted digests,
+    handed out in index order, and a later batch (a split's children) gets a
+    later time: creation order, partition (hash-range) order and ShardId order
+    then agree, as on the service where children are always created after
+    their parent. Digests are distinct within a batch.
+    """
+    digests: set[str] = set()
+    n = first_index
+    while len(digests) < count:
+        digests.add(hashlib.sha256(f"{arn}#{n}".encode()).hexdigest()[:8])
+        n += 1
+    return [f"shardId-{created_ms:020d}-{digest}" for digest in sorted(digests)]
+
+
+def shard_ms(shard_id: str) -> int:
+    """The creation time (ms) written in a shard id."""
+    return int(shard_id.split("-")[1])

@@ -24,7 +24,8 @@ from .keys import (
     meta_key,
     record_n,
     record_prefix,
-    shard_id,
+    shard_ids,
+    shard_ms,
 )
 
 Description = dict[str, Any]
@@ -51,20 +52,38 @@ def _counter(view: ReadView, stream_id: int) -> int:
     return 0 if raw is None else int(raw)
 
 
-def _new_shard(meta: dict[str, Any], low: int, high: int, parent: str | None, start: int, now: float) -> dict[str, Any]:
-    index = len(meta["shards"])
-    shard = {
-        "index": index,
-        "id": shard_id(meta["arn"], index, now),
-        "parent": parent,
-        "start": start,
-        "end": None,
-        "low": low,
-        "high": high,
-        "trimmed": 0,
-    }
-    meta["shards"].append(shard)
-    return shard
+def _new_shards(
+    meta: dict[str, Any], ranges: list[tuple[int, int]], parent: str | None, start: int, now: float
+) -> list[dict[str, Any]]:
+    """Open one shard per hash range, in range order; their ids sort after every earlier shard's.
+
+    A batch created in the same millisecond as the last one (a split right
+    after enabling, on a clock that has not moved) is stamped one ms later,
+    so a child's ShardId always sorts after its parent's (see `shard_ids`).
+    """
+    first = len(meta["shards"])
+    created_ms = int(now * 1000)
+    if meta["shards"]:
+        created_ms = max(created_ms, max(shard_ms(s["id"]) for s in meta["shards"]) + 1)
+    ids = shard_ids(meta["arn"], first, len(ranges), created_ms)
+    shards = [
+        {"index": first + offset, "id": ids[offset], "parent": parent, "start": start, "end": None,
+         "low": low, "high": high, "trimmed": 0}
+        for offset, (low, high) in enumerate(ranges)
+    ]
+    meta["shards"].extend(shards)
+    return shards
+
+
+def listed_shards(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stream's shards as DynamoDB lists them: ascending ShardId (byte-wise), whatever their index.
+
+    New streams store their shards in this order already (`_new_shards`);
+    streams opened by older versions of Partita stored them in hash order
+    with unordered ids, and every listing (DescribeStream, hence the console
+    and `partita streams tail`) goes through here, so they list right too.
+    """
+    return sorted(meta["shards"], key=lambda shard: shard["id"])  # str order is UTF-8 byte order
 
 
 def _open(txn: WriteTxn, description: Description, now: float) -> None:
@@ -84,7 +103,7 @@ def _open(txn: WriteTxn, description: Description, now: float) -> None:
     # One shard per partition of the table's map (hash ranges are inclusive).
     starts = starts_of(description)
     ends = [start - 1 for start in starts[1:]] + [HASH_SPACE - 1]
-    shards = [_new_shard(meta, low, high, None, 1, now) for low, high in zip(starts, ends, strict=True)]
+    shards = _new_shards(meta, list(zip(starts, ends, strict=True)), None, 1, now)
     write_meta(txn, meta)
     description["_Stream"] = {"id": stream_id, "view": meta["view"],
                               "open": [[shard["low"], shard["index"]] for shard in shards]}
@@ -150,8 +169,7 @@ def split_shard(txn: WriteTxn, description: Description, shard_index: int, at: i
     assert parent["end"] is None and parent["low"] < at <= parent["high"]
     _close_shard(txn, meta, parent)
     start = _counter(txn, meta["id"]) + 1
-    left = _new_shard(meta, parent["low"], at - 1, parent["id"], start, now)
-    right = _new_shard(meta, at, parent["high"], parent["id"], start, now)
+    left, right = _new_shards(meta, [(parent["low"], at - 1), (at, parent["high"])], parent["id"], start, now)
     write_meta(txn, meta)
     kept = [entry for entry in stream["open"] if entry[1] != shard_index]
     stream["open"] = sorted(kept + [[left["low"], left["index"]], [right["low"], right["index"]]])

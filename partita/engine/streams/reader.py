@@ -31,7 +31,7 @@ from .keys import (
     sequence_text,
     sequence_value,
 )
-from .lifecycle import read_meta
+from .lifecycle import listed_shards, read_meta
 
 #: GetRecords answers at most this many bytes of records (DynamoDB's 1 MB), and this many records.
 MAX_RECORDS_BYTES = 1024 * 1024
@@ -124,15 +124,22 @@ class StreamReader:
     def describe_stream(
         self, arn: str, limit: int | None, start_after: str | None, shard_filter: dict[str, Any] | None
     ) -> dict[str, Any]:
+        """Shards in ShardId order, a page of `limit` after `start_after` (compared byte-wise).
+
+        The start need not be a shard of the stream: a page resumes after the
+        place the id would sort at (an id past the last shard gives no shards,
+        as DynamoDB answers), so paging stays right whichever shard a client
+        last saw. `shard_filter` (CHILD_SHARDS, both members checked by the
+        API's model) keeps the children of one shard.
+        """
         meta = self._meta(arn)
         limit = 100 if limit is None else limit
-        shards = meta["shards"]
+        shards = listed_shards(meta)
         if shard_filter is not None and shard_filter.get("Type") == "CHILD_SHARDS":
             parent = shard_filter.get("ShardId")
             shards = [s for s in shards if s["parent"] == parent]
         if start_after is not None:
-            ids = [s["id"] for s in shards]
-            shards = shards[ids.index(start_after) + 1 :] if start_after in ids else []
+            shards = [s for s in shards if s["id"] > start_after]
         page = shards[:limit]
         description: dict[str, Any] = {
             "StreamArn": meta["arn"],
@@ -190,14 +197,12 @@ class StreamReader:
         elif kind == "LATEST":
             start = self._latest(meta, shard) + 1
         elif kind == "AT_TIMESTAMP":
-            if timestamp is None:
-                raise ValidationException("Must specify a Timestamp for AT_TIMESTAMP shard iterator type")
+            assert timestamp is not None  # the API refuses AT_TIMESTAMP without one
             if timestamp > self._clock.now():
                 raise ValidationException("The timestamp is in the future")
             start = self._first_at(meta, shard, timestamp)
         else:
-            if sequence is None:
-                raise ValidationException(f"Must specify a SequenceNumber for {kind} shard iterator type")
+            assert sequence is not None  # the API refuses AT/AFTER_SEQUENCE_NUMBER without one
             n = sequence_value(sequence)
             if n is None or n < shard["start"] or (shard["end"] is not None and n > shard["end"]):
                 raise ValidationException(f"Invalid SequenceNumber {sequence} for shard {shard_id}")

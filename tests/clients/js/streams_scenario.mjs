@@ -1,7 +1,8 @@
 // DynamoDB Streams with the AWS SDK for JavaScript v3 against a DynamoDB endpoint.
 // Usage: node streams_scenario.mjs ENDPOINT TABLE. Writes an item's insert, modify and
-// remove, reads them back through the streams client, and prints one JSON line per
-// step; the pytest side (tests/test_clients_js.py) asserts them.
+// remove, reads them back through the streams client, pages a wider stream's shards and
+// provokes two validation errors, and prints one JSON line per step; the pytest side
+// (tests/test_clients_js.py) asserts them.
 import {
   CreateTableCommand, DeleteItemCommand, DeleteTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
@@ -64,4 +65,45 @@ const sequence = records.map((r) => BigInt(r.dynamodb.SequenceNumber));
 out("increasing", sequence.every((n, i) => i === 0 || n > sequence[i - 1]));
 
 out("forged", await failure(streams.send(new GetRecordsCommand({ ShardIterator: "nonsense" }))));
+
+// An on-demand table has eight partitions, so eight shards: paged three at a time, in ShardId order.
+const wide = `${table}-wide`;
+const wideArn = (await client.send(new CreateTableCommand({
+  TableName: wide, BillingMode: "PAY_PER_REQUEST",
+  AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+  KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+  StreamSpecification: { StreamEnabled: true, StreamViewType: "KEYS_ONLY" },
+}))).TableDescription.LatestStreamArn;
+const pages = [];
+let start;
+do {
+  const page = (await streams.send(new DescribeStreamCommand({
+    StreamArn: wideArn, Limit: 3, ExclusiveStartShardId: start,
+  }))).StreamDescription;
+  pages.push(page);
+  start = page.LastEvaluatedShardId;
+} while (start);
+const ids = pages.flatMap((p) => p.Shards.map((s) => s.ShardId));
+const byteOrder = [...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+out("shardOrder", {
+  sizes: pages.map((p) => p.Shards.length),
+  lastEvaluatedIsLastOfPage: pages.every((p) => p.LastEvaluatedShardId === undefined
+    || p.LastEvaluatedShardId === p.Shards[p.Shards.length - 1].ShardId),
+  ascending: ids.every((id, i) => id === byteOrder[i]),
+  distinct: new Set(ids).size === ids.length,
+});
+const afterLast = (await streams.send(new DescribeStreamCommand({
+  StreamArn: wideArn, ExclusiveStartShardId: ids[ids.length - 1],
+}))).StreamDescription;
+out("afterLast", { shards: afterLast.Shards.length, lastEvaluated: afterLast.LastEvaluatedShardId ?? null });
+
+// The JavaScript SDK sends what it is given: DynamoDB's answers to a StreamArn that is no ARN and
+// to LATEST with a SequenceNumber.
+out("invalidArn", await failure(streams.send(new DescribeStreamCommand({ StreamArn: "fake-stream" }))));
+const first = description.Shards[0];
+out("latestWithSequence", await failure(streams.send(new GetShardIteratorCommand({
+  StreamArn: arn, ShardId: first.ShardId, ShardIteratorType: "LATEST",
+  SequenceNumber: first.SequenceNumberRange.StartingSequenceNumber,
+}))));
+await client.send(new DeleteTableCommand({ TableName: wide }));
 await client.send(new DeleteTableCommand({ TableName: table }));
