@@ -144,7 +144,6 @@ def test_no_record_for_writes_that_change_nothing(ddb: Any, streams: Any, table_
     assert ddb.get_item(TableName=table_name, Key=key, ConsistentRead=True)["Item"] == item
 
 
-@pytest.mark.xfail(strict=True, reason="U1 fixed on branch fx-exprs")
 @pytest.mark.parametrize("update", [
     {"UpdateExpression": "REMOVE a"},
     {"UpdateExpression": "REMOVE a, b"},
