@@ -177,9 +177,10 @@ def test_select_on_an_index(ddb: Any, table_name: str) -> None:
     out = run(ddb, f'SELECT pk FROM "{table_name}"."byG" WHERE g = \'odd\'', ReturnConsumedCapacity="INDEXES")
     assert sorted(i["pk"]["S"] for i in out["Items"]) == ["1", "3", "5"]
     assert out["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"byG": {"CapacityUnits": 0.5}}
+    # Recorded: unlike Query's and Scan's, the PartiQL message does not name the index.
     assert fails(ddb, f'SELECT * FROM "{table_name}"."nope"') == (
         "ValidationException",
-        "The table does not have the specified index: nope",
+        "The table does not have the specified index",
     )
 
 
