@@ -251,6 +251,12 @@ def test_delete(ddb: Any, range_table: str) -> None:
     out = run(ddb, f"DELETE FROM \"{range_table}\" WHERE pk = 'd' AND sk = 1 RETURNING ALL OLD *")
     assert out["Items"] == [{"pk": {"S": "d"}, "sk": {"N": "1"}, "n": {"N": "5"}}]
     assert run(ddb, f"DELETE FROM \"{range_table}\" WHERE pk = 'd' AND sk = 1")["Items"] == []
+    # Documented: no item under the key is a success with nothing deleted, whatever else the WHERE says.
+    out = run(ddb, f"DELETE FROM \"{range_table}\" WHERE pk = 'nobody' AND sk = 1 AND n = 4", ReturnConsumedCapacity="TOTAL")
+    assert out["Items"] == []
+    assert out["ConsumedCapacity"] == {"TableName": range_table, "CapacityUnits": 1.0}
+    assert run(ddb, f"DELETE FROM \"{range_table}\" WHERE pk = 'nobody' AND sk = 1 AND n = 4 RETURNING ALL OLD *")["Items"] == []
+    assert "Item" not in ddb.get_item(TableName=range_table, Key={"pk": {"S": "nobody"}, "sk": {"N": "1"}})
     assert fails(ddb, f"DELETE FROM \"{range_table}\" WHERE pk = 'd' AND sk = 1 RETURNING ALL NEW *") == (
         "ValidationException",
         "Invalid returning clause: RETURNING ALL NEW *. Only RETURNING ALL OLD * is allowed in DELETE statements.",
