@@ -328,3 +328,15 @@ def test_from_first_update_form(ddb: Any, range_table: str) -> None:
 )
 def test_unsupported_forms(ddb: Any, range_table: str, statement: str, message: str) -> None:
     assert fails(ddb, statement.format(t=range_table)) == ("ValidationException", message)
+
+
+def test_insert_attribute_values_are_named_from_their_own_root(ddb: Any, hash_table: str) -> None:
+    """Recorded: each attribute of an INSERT's tuple is a value of its own ("root") in the messages."""
+    overflow = "Number overflow. Attempting to store a number with magnitude larger than supported range under "
+    for value, where in (
+        ("{'pk': 'n', 'x': 1e126}", "root"),
+        ("{'pk': 'n', 'm': {'x': 1e126}}", "root.x"),
+        ("{'pk': 'n', 'l': [1, 1e126]}", "root[1]"),
+    ):
+        assert fails(ddb, f'INSERT INTO "{hash_table}" VALUE {value}') == ("ValidationException", overflow + where)
+    assert "Item" not in ddb.get_item(TableName=hash_table, Key={"pk": {"S": "n"}})
