@@ -451,8 +451,8 @@ class _Parser:
             token = self.next()
             if token.kind == PARAM:
                 self.params += 1
-            if token.kind == OP and token.text in _CLOSERS:
-                stack.append(_CLOSERS[token.text])
+            if token.kind == OP and (token.text in _CLOSERS or token.text == "("):
+                stack.append(_CLOSERS.get(token.text, ")"))
             elif token.kind == OP and stack and token.text == stack[-1]:
                 stack.pop()
                 if not stack:
