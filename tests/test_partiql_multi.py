@@ -37,11 +37,16 @@ def test_batch_reads_each_answer_in_order(ddb: Any, range_table: str) -> None:
     assert responses[0] == {"TableName": t, "Item": item("a", 2, v="two")}
     assert responses[1] == {"TableName": t, "Item": {"v": {"S": "one"}}}
     assert responses[2] == {"TableName": t}
-    assert responses[3]["Error"] == {"Code": "ValidationError", "Message": "Only single item select is supported"}
+    assert responses[3] == {
+        "Error": {
+            "Code": "ValidationError",
+            "Message": "Select statements within BatchExecuteStatement must specify the primary key in the where clause.",
+        }
+    }
     assert responses[4] == {
         "Error": {"Code": "ValidationError", "Message": "Statement wasn't well formed, can't be processed: Unexpected term"}
     }
-    assert responses[5]["Error"] == {"Code": "ResourceNotFound", "Message": "Requested resource not found"}
+    assert responses[5] == {"Error": {"Code": "ResourceNotFound", "Message": "Requested resource not found"}}
     # Three eventually consistent reads of small items (the missing one too).
     assert out["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 1.5}]
 
@@ -66,9 +71,10 @@ def test_batch_writes_fail_one_by_one(ddb: Any, range_table: str) -> None:
         "TableName": t,
         "Error": {"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"},
     }
+    # ReturnValuesOnConditionCheckFailure is inert on a batch member: no Item (recorded).
     assert responses[2] == {
         "TableName": t,
-        "Error": {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed", "Item": item("w", 1, v="old")},
+        "Error": {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"},
     }
     assert responses[3] == {"TableName": t}
     assert responses[4] == {"TableName": t}
@@ -212,3 +218,125 @@ def test_transaction_client_request_token(ddb: Any, range_table: str) -> None:
     with pytest.raises(ClientError) as excinfo:
         ddb.execute_transaction(TransactStatements=other, ClientRequestToken=token)
     assert error_of(excinfo)[0] == "IdempotentParameterMismatchException"
+
+
+# -- per-statement rules (recorded against the service in 2026, docs/decisions.md) ---------
+
+BATCH_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
+TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+
+
+def test_batch_select_must_name_the_key_and_nothing_else(ddb: Any, range_table: str) -> None:
+    t = range_table
+    put_all(ddb, t, [item("k", 1, flag="one"), item("k", 2, flag="two")])
+    select = f'SELECT sk FROM "{t}" WHERE '
+    out = ddb.batch_execute_statement(
+        Statements=[
+            {"Statement": select + "pk IN ['k'] AND sk = 1"},
+            {"Statement": select + "(sk = 2) AND pk = 'k' AND pk = 'k'"},
+            {"Statement": select + "pk = 'k' AND sk = 1 AND flag = 'one'"},
+            {"Statement": select + "pk = 'k' AND sk = 1 AND pk = 'other'"},
+            {"Statement": select + "pk IN ['k', 'j'] AND sk = 1"},
+            {"Statement": select + "pk = 'k' AND sk > 0"},
+        ]
+    )
+    refused = {"Error": {"Code": "ValidationError", "Message": BATCH_KEY}}
+    assert out["Responses"] == [
+        {"TableName": t, "Item": {"sk": {"N": "1"}}},
+        {"TableName": t, "Item": {"sk": {"N": "2"}}},
+        refused,
+        refused,
+        refused,
+        refused,
+    ]
+    # The same rule in a transaction, with its own words.
+    tx = ddb.execute_transaction(TransactStatements=[{"Statement": select + "pk IN ['k'] AND sk IN [2]"}])
+    assert tx["Responses"] == [{"Item": {"sk": {"N": "2"}}}]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(TransactStatements=[{"Statement": select + "pk IN ['other'] AND pk = 'k' AND sk = 1"}])
+    assert error_of(excinfo) == ("ValidationException", f"Validation failed in TransactStatements[0]: {TRANSACTION_KEY}")
+
+
+def test_batch_members_honour_returning(ddb: Any, range_table: str) -> None:
+    t = range_table
+    put_all(ddb, t, [item("r", 1, data="old", keep="same"), item("r", 2, data="old"), item("r", 3, data="gone")])
+    out = ddb.batch_execute_statement(
+        Statements=[
+            {"Statement": f"UPDATE \"{t}\" SET data = 'new' WHERE pk = 'r' AND sk = 1 RETURNING ALL NEW *"},
+            {"Statement": f"UPDATE \"{t}\" SET data = 'newer' WHERE pk = 'r' AND sk = 1 RETURNING MODIFIED NEW *"},
+            {"Statement": f"UPDATE \"{t}\" REMOVE data WHERE pk = 'r' AND sk = 2 RETURNING MODIFIED NEW *"},
+            {"Statement": f"DELETE FROM \"{t}\" WHERE pk = 'r' AND sk = 3 RETURNING ALL OLD *"},
+            {"Statement": f"DELETE FROM \"{t}\" WHERE pk = 'r' AND sk = 1 RETURNING MODIFIED OLD *"},
+        ]
+    )
+    assert out["Responses"] == [
+        {"TableName": t, "Item": item("r", 1, data="new", keep="same")},
+        {"TableName": t, "Item": {"data": {"S": "newer"}}},
+        # An empty MODIFIED projection: no Item at all, the table still echoed.
+        {"TableName": t},
+        {"TableName": t, "Item": item("r", 3, data="gone")},
+        {
+            "Error": {
+                "Code": "ValidationError",
+                "Message": "Invalid returning clause: RETURNING MODIFIED OLD *. "
+                "Only RETURNING ALL OLD * is allowed in DELETE statements.",
+            }
+        },
+    ]
+    assert "Item" not in ddb.get_item(TableName=t, Key={"pk": {"S": "r"}, "sk": {"N": "3"}})
+    assert ddb.get_item(TableName=t, Key={"pk": {"S": "r"}, "sk": {"N": "2"}})["Item"] == item("r", 2)
+
+
+@pytest.mark.parametrize("option", ["ALL_OLD", "NONE", None])
+def test_batch_member_return_values_on_condition_failure_is_inert(ddb: Any, range_table: str, option: str | None) -> None:
+    t = range_table
+    put_all(ddb, t, [item("c", 1, val="here")])
+    member: dict[str, Any] = {"Statement": f"UPDATE \"{t}\" SET touched = 'yes' WHERE pk = 'c' AND sk = 1 AND val = 'no'"}
+    if option is not None:
+        member["ReturnValuesOnConditionCheckFailure"] = option
+    out = ddb.batch_execute_statement(Statements=[member])
+    assert out["Responses"] == [
+        {"TableName": t, "Error": {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}}
+    ]
+
+
+def test_transaction_refuses_returning(ddb: Any, range_table: str) -> None:
+    t = range_table
+    put_all(ddb, t, [item("x", 1, data="old")])
+    for statement in (
+        f"UPDATE \"{t}\" SET data = 'new' WHERE pk = 'x' AND sk = 1 RETURNING ALL NEW *",
+        f"DELETE FROM \"{t}\" WHERE pk = 'x' AND sk = 1 RETURNING ALL OLD *",
+    ):
+        with pytest.raises(ClientError) as excinfo:
+            ddb.execute_transaction(
+                TransactStatements=[{"Statement": f"INSERT INTO \"{t}\" VALUE {{'pk': 'x', 'sk': 2}}"}, {"Statement": statement}]
+            )
+        assert error_of(excinfo) == (
+            "ValidationException",
+            "Validation failed in TransactStatements[1]: RETURNING clause is not supported in ExecuteTransaction.",
+        )
+    assert ddb.get_item(TableName=t, Key={"pk": {"S": "x"}, "sk": {"N": "1"}})["Item"] == item("x", 1, data="old")
+    assert "Item" not in ddb.get_item(TableName=t, Key={"pk": {"S": "x"}, "sk": {"N": "2"}})
+
+
+def test_delete_of_a_missing_key_with_a_condition_deletes_nothing_and_succeeds(ddb: Any, range_table: str) -> None:
+    t = range_table
+    put_all(ddb, t, [item("d", 1, name="alpha")])
+    # Batch and transaction members as ExecuteStatement (tests/test_partiql.py::test_delete).
+    out = ddb.batch_execute_statement(
+        Statements=[
+            {"Statement": f"DELETE FROM \"{t}\" WHERE pk = 'nobody' AND sk = 1 AND name = 'x'"},
+            {"Statement": f"DELETE FROM \"{t}\" WHERE pk = 'd' AND sk = 1 AND name = 'beta'"},
+        ]
+    )
+    assert out["Responses"] == [
+        {"TableName": t},
+        {"TableName": t, "Error": {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}},
+    ]
+    ddb.execute_transaction(
+        TransactStatements=[
+            {"Statement": f"DELETE FROM \"{t}\" WHERE pk = 'nobody' AND sk = 2 AND name = 'x'"},
+            {"Statement": f"UPDATE \"{t}\" SET seen = 1 WHERE pk = 'd' AND sk = 1"},
+        ]
+    )
+    assert ddb.get_item(TableName=t, Key={"pk": {"S": "d"}, "sk": {"N": "1"}})["Item"]["seen"] == {"N": "1"}

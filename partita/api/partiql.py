@@ -20,6 +20,7 @@ from ..engine.items.transactions import TransactionCanceledException, cancellati
 from ..engine.model.values import normalize_value
 from ..errors import ConditionalCheckFailedException, DynamoDBError, ValidationException
 from ..partiql import ast, parse
+from ..partiql.checks import check_operands
 from ..partiql.compiler import (
     SelectPlan,
     compile_check,
@@ -28,11 +29,13 @@ from ..partiql.compiler import (
     compile_insert,
     compile_update,
     plan_select,
+    write_table,
 )
 from ..partiql.errors import (
     DUPLICATE_ITEM,
     PARAMETER_COUNT,
     TRANSACTION_MIX,
+    TRANSACTION_RETURNING,
     DuplicateItemException,
 )
 from ..partiql.expressions import AttributeValue, Builder
@@ -44,15 +47,17 @@ Item = dict[str, AttributeValue]
 INVALID_NEXT_TOKEN = "Invalid NextToken"
 EXISTS_OUTSIDE_TRANSACTION = "EXISTS is supported only in ExecuteTransaction"
 BATCH_MIX = "BatchExecuteStatement API does not support both read and write operations in the same request."
-RETURNING_IN_TRANSACTION = "RETURNING is not supported in ExecuteTransaction"
 
 
 def _bound(statement: str, parameters: list[Any] | None) -> tuple[ast.Parsed, Builder]:
+    """Parse, bind the parameters and make the checks that need no table (operand types)."""
     parsed = parse(statement)
     given = parameters or []
     if len(given) != parsed.parameters:
         raise ValidationException(PARAMETER_COUNT)
-    return parsed, Builder([normalize_value(p) for p in given])
+    builder = Builder([normalize_value(p) for p in given])
+    check_operands(parsed.statement, builder)
+    return parsed, builder
 
 
 # -- capacity -------------------------------------------------------------------------------
@@ -171,7 +176,7 @@ def _run_select(engine: Engine, request: dict[str, Any], statement: ast.Select, 
             compiled["ExclusiveStartKey"] = start_key
         if limit is not None:
             compiled["Limit"] = limit
-        page = reads.scan(engine, compiled)
+        page = reads.scan(engine, compiled, index_view=plan.index_view)
         rows = page["Items"]
         capacity = page.get("ConsumedCapacity")
         last_key = page.get("LastEvaluatedKey")
@@ -188,7 +193,7 @@ def _run_select(engine: Engine, request: dict[str, Any], statement: ast.Select, 
                 compiled["ExclusiveStartKey"] = start_key
             if remaining is not None:
                 compiled["Limit"] = remaining
-            page = reads.query(engine, compiled, key_filters=True)
+            page = reads.query(engine, compiled, key_filters=True, index_view=plan.index_view)
             rows.extend(page["Items"])
             capacity = _add_capacity(capacity, page.get("ConsumedCapacity"))
             start_key = page.get("LastEvaluatedKey")
@@ -214,26 +219,38 @@ def _run_select(engine: Engine, request: dict[str, Any], statement: ast.Select, 
 # -- writes ---------------------------------------------------------------------------------
 
 
-def _write(engine: Engine, statement: ast.Statement, builder: Builder, options: dict[str, Any]) -> dict[str, Any]:
-    """Run one INSERT/UPDATE/DELETE; the answer's Items and ConsumedCapacity."""
-    answer: dict[str, Any]
+_WRITE_OPTIONS = ("ReturnConsumedCapacity", "ReturnValuesOnConditionCheckFailure")
+
+
+def _compile_write(
+    engine: Engine, statement: ast.Statement, builder: Builder, options: dict[str, Any], members: tuple[str, ...]
+) -> dict[str, Any]:
+    """The request an INSERT/UPDATE/DELETE runs as: every check that needs no item is made here."""
     if isinstance(statement, ast.Insert):
         compiled = compile_insert(engine, statement, builder)
-        _copy_options(compiled, options, ("ReturnConsumedCapacity",))
+        members = tuple(m for m in members if m == "ReturnConsumedCapacity")
+    elif isinstance(statement, ast.Update):
+        compiled = compile_update(engine, statement, builder)
+    elif isinstance(statement, ast.Delete):
+        compiled = compile_delete(engine, statement, builder)
+    else:
+        raise ValidationException(EXISTS_OUTSIDE_TRANSACTION)
+    _copy_options(compiled, options, members)
+    return compiled
+
+
+def _run_write(engine: Engine, statement: ast.Statement, compiled: dict[str, Any]) -> dict[str, Any]:
+    """Run a compiled write; the answer's Items and ConsumedCapacity."""
+    answer: dict[str, Any]
+    if isinstance(statement, ast.Insert):
         try:
             answer = items.put_item(engine, compiled)
         except ConditionalCheckFailedException:
             raise DuplicateItemException(DUPLICATE_ITEM) from None
     elif isinstance(statement, ast.Update):
-        compiled = compile_update(engine, statement, builder)
-        _copy_options(compiled, options, ("ReturnConsumedCapacity", "ReturnValuesOnConditionCheckFailure"))
         answer = items.update_item(engine, compiled)
-    elif isinstance(statement, ast.Delete):
-        compiled = compile_delete(engine, statement, builder)
-        _copy_options(compiled, options, ("ReturnConsumedCapacity", "ReturnValuesOnConditionCheckFailure"))
-        answer = items.delete_item(engine, compiled)
     else:
-        raise ValidationException(EXISTS_OUTSIDE_TRANSACTION)
+        answer = items.delete_item(engine, compiled)
     attributes = answer.get("Attributes")
     out: dict[str, Any] = {"Items": [attributes] if attributes else []}
     if "ConsumedCapacity" in answer:
@@ -252,8 +269,10 @@ def execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str, Any]
     parsed, builder = _bound(request["Statement"], request.get("Parameters"))
     statement = parsed.statement
     if isinstance(statement, ast.Select):
-        return _run_select(engine, request, statement, plan_select(engine, statement, builder))
-    return _write(engine, statement, builder, request)
+        plan = plan_select(engine, statement, builder, consistent=bool(request.get("ConsistentRead")))
+        return _run_select(engine, request, statement, plan)
+    compiled = _compile_write(engine, statement, builder, request, _WRITE_OPTIONS)
+    return _run_write(engine, statement, compiled)
 
 
 # -- BatchExecuteStatement ------------------------------------------------------------------
@@ -265,24 +284,37 @@ _ERROR_CODES = {
 
 
 def _batch_error(error: DynamoDBError) -> dict[str, Any]:
+    """A member's Error: its code and message. Never an Item: the service returns none for a
+    failed condition whatever the member's ReturnValuesOnConditionCheckFailure says (recorded)."""
     code = _ERROR_CODES.get(error.code) or error.code.removesuffix("Exception")
     out: dict[str, Any] = {"Code": code}
     if error.message is not None:
         out["Message"] = error.message
-    if "Item" in error.extra:
-        out["Item"] = error.extra["Item"]
     return out
 
 
-def _batch_read(engine: Engine, entry: dict[str, Any], statement: ast.Select, builder: Builder) -> tuple[dict[str, Any], Any]:
-    compiled = compile_get(engine, statement, builder, transaction=False)
+def _batch_compile(engine: Engine, entry: dict[str, Any], statement: ast.Statement, builder: Builder) -> dict[str, Any]:
+    if isinstance(statement, ast.Select):
+        compiled = compile_get(engine, statement, builder, transaction=False)
+        if entry.get("ConsistentRead"):
+            compiled["ConsistentRead"] = True
+    else:
+        compiled = _compile_write(engine, statement, builder, {}, ())
     compiled["ReturnConsumedCapacity"] = "INDEXES"
-    if entry.get("ConsistentRead"):
-        compiled["ConsistentRead"] = True
-    answer = items.get_item(engine, compiled)
+    return compiled
+
+
+def _batch_run(engine: Engine, statement: ast.Statement, compiled: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """One member run: its response (TableName, and the item read or RETURNING's item) and its capacity."""
     out: dict[str, Any] = {"TableName": compiled["TableName"]}
-    if "Item" in answer:
-        out["Item"] = answer["Item"]
+    if isinstance(statement, ast.Select):
+        answer = items.get_item(engine, compiled)
+        item = answer.get("Item")
+    else:
+        answer = _run_write(engine, statement, compiled)
+        item = answer["Items"][0] if answer["Items"] else None
+    if item is not None:
+        out["Item"] = item
     return out, answer.get("ConsumedCapacity")
 
 
@@ -306,16 +338,16 @@ def batch_execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str
             continue
         parsed, builder = b
         statement = parsed.statement
-        table_name = _table_of(statement)
         try:
-            if isinstance(statement, ast.Select):
-                response, doc = _batch_read(engine, entry, statement, builder)
-            else:
-                options = {"ReturnConsumedCapacity": "INDEXES", **entry}
-                answer = _write(engine, statement, builder, options)
-                response, doc = {"TableName": table_name}, answer.get("ConsumedCapacity")
+            compiled = _batch_compile(engine, entry, statement, builder)
         except DynamoDBError as error:
-            responses.append({"Error": _batch_error(error), "TableName": table_name})
+            # Refused before it ran: no TableName (recorded for a statement the service validates).
+            responses.append({"Error": _batch_error(error)})
+            continue
+        try:
+            response, doc = _batch_run(engine, statement, compiled)
+        except DynamoDBError as error:
+            responses.append({"Error": _batch_error(error), "TableName": compiled["TableName"]})
             continue
         responses.append(response)
         if doc is not None:
@@ -324,12 +356,6 @@ def batch_execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str
     if mode in ("TOTAL", "INDEXES"):
         out["ConsumedCapacity"] = [_trim(doc, mode) for doc in _capacity_list(docs)]
     return out
-
-
-def _table_of(statement: ast.Statement) -> str:
-    if isinstance(statement, ast.Exists):
-        return statement.select.target.table
-    return statement.target.table
 
 
 def _trim(doc: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -351,18 +377,24 @@ def _transact_action(engine: Engine, entry: dict[str, Any], parsed: ast.Parsed, 
     elif isinstance(statement, ast.Insert):
         body, name = compile_insert(engine, statement, builder), "Put"
     elif isinstance(statement, ast.Update):
-        if statement.returning is not None:
-            raise ValidationException(RETURNING_IN_TRANSACTION)
+        _no_returning(engine, statement)
         body, name = compile_update(engine, statement, builder), "Update"
     else:
         assert isinstance(statement, ast.Delete)
-        if statement.returning is not None:
-            raise ValidationException(RETURNING_IN_TRANSACTION)
+        _no_returning(engine, statement)
         body, name = compile_delete(engine, statement, builder), "Delete"
     on_fail = entry.get("ReturnValuesOnConditionCheckFailure")
     if on_fail is not None:
         body["ReturnValuesOnConditionCheckFailure"] = on_fail
     return {name: body}
+
+
+def _no_returning(engine: Engine, statement: ast.Update | ast.Delete) -> None:
+    """A transaction's writes return nothing: RETURNING is refused, after the index
+    qualifier and the table are checked (recorded in that order)."""
+    if statement.returning is not None:
+        write_table(engine, statement.target)
+        raise ValidationException(TRANSACTION_RETURNING)
 
 
 def execute_transaction(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_conditions,
 )
-from ..engine.items.reads import KeySpace, Page, PageSpec, row_hash, segment_bounds
+from ..engine.items.reads import KeySpace, Page, PageSpec, Predicate, row_hash, segment_bounds
 from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from .expression_params import Expressions, check_usage, read_expressions
@@ -134,26 +134,44 @@ def _named_heads(request: dict[str, Any], filt: _Filter) -> set[str]:
     return heads
 
 
-def _needs_table(space: KeySpace, request: dict[str, Any], filt: _Filter) -> bool:
-    """Whether an index read must fetch items from the table (local indexes only)."""
+def _needs_table(space: KeySpace, request: dict[str, Any], filt: _Filter, index_view: bool = False) -> bool:
+    """Whether an index read must fetch items from the table (local indexes only).
+
+    With `index_view` (PartiQL) only the projection decides: the filter reads
+    the index's own entries, so it neither fetches nor is refused on a GSI.
+    """
     if space.index is None:
         return False
-    heads = _named_heads(request, filt)
+    if index_view:
+        heads = rules.path_heads(iter(filt.projection_paths), filt.names)[0]
+    else:
+        heads = _named_heads(request, filt)
     rules.check_global_projection(space, heads)
     if space.index.is_global or space.index.projection == "ALL":
         return False
     return request.get("Select") == "ALL_ATTRIBUTES" or bool(rules.unprojected(space, heads))
 
 
-def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace) -> PageSpec:
+def _on_index_entry(space: KeySpace, predicate: Predicate) -> Predicate:
+    """A filter judged on what the index entry holds, though the item was fetched from the table."""
+    assert space.index is not None
+    index, table_keys = space.index, space.table.key_names
+    return lambda item: predicate(index.project(item, table_keys))
+
+
+def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace, index_view: bool = False) -> PageSpec:
     select = request.get("Select")
+    fetch = _needs_table(space, request, filt, index_view)
+    predicate = filt.predicate
+    if index_view and fetch and predicate is not None:
+        predicate = _on_index_entry(space, predicate)
     return PageSpec(
         limit=request.get("Limit"),
-        predicate=filt.predicate,
+        predicate=predicate,
         projector=filt.projector,
         keep_items=select != "COUNT",
         consistent=bool(request.get("ConsistentRead")),
-        fetch_from_table=_needs_table(space, request, filt),
+        fetch_from_table=fetch,
     )
 
 
@@ -176,9 +194,15 @@ def _projection_nested(filt: _Filter) -> set[str]:
 
 
 def query(
-    engine: Engine, request: dict[str, Any], *, key_filters: bool = False, pages: list[Page] | None = None
+    engine: Engine,
+    request: dict[str, Any],
+    *,
+    key_filters: bool = False,
+    index_view: bool = False,
+    pages: list[Page] | None = None,
 ) -> dict[str, Any]:
-    """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not).
+    """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not),
+    `index_view` judges the filter on the index's entries (PartiQL's, see _needs_table).
 
     `pages` receives the engine's page (the console shows its bytes read before the filter).
     """
@@ -223,7 +247,7 @@ def query(
         table,
         hash_value,
         sort,
-        _spec(request, filt, table),
+        _spec(request, filt, table, index_view),
         forward=request.get("ScanIndexForward", True) is not False,
         start_key=start_key,
         equal_ranges=equal_ranges,
@@ -233,7 +257,9 @@ def query(
     return _answer(request, page)
 
 
-def scan(engine: Engine, request: dict[str, Any], *, pages: list[Page] | None = None) -> dict[str, Any]:
+def scan(
+    engine: Engine, request: dict[str, Any], *, index_view: bool = False, pages: list[Page] | None = None
+) -> dict[str, Any]:
     check_usage(request, _SCAN_EXPRESSIONS, _SCAN_LEGACY)
     rules.check_attributes_to_get(request)
     scan_filter = _legacy_filter(request, "ScanFilter")
@@ -255,7 +281,7 @@ def scan(engine: Engine, request: dict[str, Any], *, pages: list[Page] | None = 
 
     page = engine.reads.scan(
         table,
-        _spec(request, filt, table),
+        _spec(request, filt, table, index_view),
         segment=segment,
         total_segments=total_segments,
         start_key=start_key,

@@ -47,6 +47,17 @@ class Param:
 
 
 @dataclass(frozen=True, slots=True)
+class TooDeep:
+    """A collection literal nested past any depth a value may have: the parser skips its text.
+
+    It sits deeper than the 32 levels an attribute value may reach, so binding
+    the literal around it always refuses the value (with the service's
+    "Nesting Levels" message) before this node is reached; it only keeps the
+    parser's recursion bounded.
+    """
+
+
+@dataclass(frozen=True, slots=True)
 class ListExpr:
     items: tuple[Expr, ...]
 
@@ -119,15 +130,35 @@ class Is:
 
 
 Expr = (
-    Path | Lit | Missing | Param | ListExpr | BagExpr | MapExpr | Call | Arith | Compare | Between | In | And | Or | Not | Is
+    Path | Lit | Missing | Param | TooDeep | ListExpr | BagExpr | MapExpr | Call | Arith | Compare | Between | In
+    | And | Or | Not | Is
 )
-VALUE_NODES = (Lit, Missing, Param, ListExpr, BagExpr, MapExpr)
+VALUE_NODES = (Lit, Missing, Param, TooDeep, ListExpr, BagExpr, MapExpr)
+
+
+def balanced(terms: list[Expr], kind: type[And] | type[Or]) -> Expr:
+    """A chain of ANDs (or ORs) as a balanced tree: the same terms in the same order,
+    at a depth that grows with the logarithm of their number, so that a statement of
+    thousands of terms never nests deeper than the code walking it can follow."""
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return kind(balanced(terms[:middle], kind), balanced(terms[middle:], kind))
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
+    """The FROM (or INTO) source: a table, or `"table"."index"`.
+
+    `components` counts the dotted names as written (a third is an error the
+    compiler reports, after any syntax error, as the service does); `empty`
+    records a `""` among them.
+    """
+
     table: str
     index: str | None = None
+    components: int = 1
+    empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,12 @@ attribute_not_exists(partition key); UPDATE an UpdateItem guarded by
 attribute_exists(partition key) plus the WHERE's other terms; DELETE a
 DeleteItem with the WHERE's other terms as its condition. The requests are
 the same dicts a client would send, so the operations' rules apply as they are.
+
+A DELETE's other terms are guarded by `attribute_not_exists(partition key) OR`:
+DynamoDB deletes nothing and succeeds when the key holds no item, and fails
+the condition only for an item that is there. Index qualifiers: a SELECT reads
+the index (refusing what the index cannot serve, as the service does), UPDATE
+and DELETE refuse it, and INSERT cannot name one.
 """
 
 from __future__ import annotations
@@ -16,10 +22,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.engine import Engine
-from ..engine.tables.schema import Table
+from ..engine.tables.schema import Index, Table
 from ..errors import ValidationException
 from . import ast
-from .errors import KEY_EQUALITY
+from .checks import attribute_roots, java_hash_set_order
+from .errors import (
+    BATCH_KEY,
+    EMPTY_COMPONENT,
+    GSI_CONSISTENT,
+    INDEX_WRITE,
+    INSERT_INDEX,
+    INVALID,
+    KEY_EQUALITY,
+    MULTI_ATTRIBUTE_INDEX,
+    NO_INDEX,
+    PATH_COMPONENTS,
+    TRANSACTION_INDEX,
+    TRANSACTION_KEY,
+)
 from .expressions import AttributeValue, Builder, conjoin, conjuncts, equality_value
 
 # DynamoDB Local's words (its PartiQL translator); no recording of the service's.
@@ -27,35 +47,50 @@ ORDER_BY_NEEDS_WHERE = "Must have WHERE clause in the statement when using ORDER
 ORDER_BY_NEEDS_KEY = (
     "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."
 )
-BATCH_SINGLE_ITEM = "Only single item select is supported"
-TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the primary key in the where clause."
-TRANSACTION_INDEX = "Reads on indices are not supported within transactions."
+# DynamoDB Local's words for an index-qualified EXISTS; no recording of the service's.
+TRANSACTION_INDEX_CHECK = "Operations on indices are not supported in transactions"
 # Not on record anywhere: the service's words for these refusals.
 ORDER_BY_SORT_KEY = "ORDER BY is supported only on the key attributes of the table or index"
-MULTI_ATTRIBUTE_INDEX = "SELECT is not supported on an index with a multi-attribute key schema"
 _RANGE_OPERATORS = ("=", "<", "<=", ">", ">=")
 
 
-def _index_key_schema(table: Table, name: str) -> list[dict[str, Any]] | None:
-    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-        for description in table.description.get(kind, ()):
-            if description["IndexName"] == name:
-                return list(description["KeySchema"])
-    return None
+# -- the FROM source --------------------------------------------------------------------------
 
 
-def _key_names(engine: Engine, target: ast.Target) -> tuple[Table, str, str | None]:
-    table = engine.tables.get(target.table)
-    if target.index is None:
-        return table, table.hash_key.name, table.range_key.name if table.range_key else None
-    schema = _index_key_schema(table, target.index)
-    index = table.index(target.index)
-    if schema is None or index is None:
-        raise ValidationException(f"The table does not have the specified index: {target.index}")
-    hashes = sum(1 for element in schema if element["KeyType"] == "HASH")
-    if len(schema) > 2 or hashes > 1:
+def _check_path(target: ast.Target) -> None:
+    """The FROM path's own rules, answered before the table is looked up."""
+    if target.empty:
+        raise ValidationException(EMPTY_COMPONENT)
+    if target.components > 2:
+        raise ValidationException(PATH_COMPONENTS)
+
+
+def write_table(engine: Engine, target: ast.Target) -> Table:
+    """The table an UPDATE or DELETE writes: an index qualifier is refused before the table is looked up."""
+    _check_path(target)
+    if target.index is not None:
+        raise ValidationException(INDEX_WRITE)
+    return engine.tables.get(target.table)
+
+
+def _index(table: Table, name: str) -> Index:
+    """The index a qualified SELECT reads. The service's message does not name it (Query's and Scan's do)."""
+    index = table.index(name)
+    if index is None:
+        raise ValidationException(NO_INDEX)
+    if index.multi:
         raise ValidationException(MULTI_ATTRIBUTE_INDEX)
-    return table, index.hash_key.name, index.range_key.name if index.range_key else None
+    return index
+
+
+def _held(table: Table, index: Index) -> frozenset[str] | None:
+    """The attributes an index's entries hold; None when they hold every attribute."""
+    if index.projection == "ALL":
+        return None
+    held = set(table.key_names) | set(index.key_names)
+    if index.projection == "INCLUDE":
+        held |= index.non_key
+    return frozenset(held)
 
 
 # -- writes ---------------------------------------------------------------------------------
@@ -85,21 +120,35 @@ def _condition(builder: Builder, terms: list[ast.Expr], guard: str | None) -> st
     return guard if text is None else f"{guard} AND ({text})"
 
 
-def compile_insert(engine: Engine, statement: ast.Insert, builder: Builder) -> dict[str, Any]:
-    table = engine.tables.get(statement.target.table)
-    if statement.target.index is not None:
-        raise ValidationException(f"The table does not have the specified index: {statement.target.index}")
-    value = builder.bind(statement.value)
-    item = value.get("M")
-    if item is None:
+def _item(statement: ast.Insert, builder: Builder) -> dict[str, AttributeValue]:
+    """The INSERT's tuple as an item. Each attribute's value is bound as a value of its own
+    ("root" in the service's messages), as the recorded messages name them."""
+    value = statement.value
+    if isinstance(value, ast.MapExpr):
+        item: dict[str, AttributeValue] = {}
+        for key, member in value.pairs:
+            if not (isinstance(key, ast.Lit) and key.kind == "S"):
+                return builder.bind(value)["M"]  # refuses the key, as for any tuple
+            item[key.text] = builder.bind(member)
+        return item
+    bound = builder.bind(value).get("M")
+    if bound is None:
         # Recorded for a value that is not a tuple.
         raise ValidationException("Statement wasn't well formed, can't be processed: Expected a tuple in VALUE")
+    return bound
+
+
+def compile_insert(engine: Engine, statement: ast.Insert, builder: Builder) -> dict[str, Any]:
+    if statement.target.components > 1:
+        raise ValidationException(INSERT_INDEX)
+    table = engine.tables.get(statement.target.table)
+    item = _item(statement, builder)
     guard = f"attribute_not_exists({builder.name(table.hash_key.name)})"
     return builder.attach({"TableName": table.name, "Item": item, "ConditionExpression": guard})
 
 
 def compile_update(engine: Engine, statement: ast.Update, builder: Builder) -> dict[str, Any]:
-    table = engine.tables.get(statement.target.table)
+    table = write_table(engine, statement.target)
     key, rest = _full_key(table, statement.where, builder)
     sets: list[str] = []
     adds: list[str] = []
@@ -136,12 +185,15 @@ def compile_delete(engine: Engine, statement: ast.Delete, builder: Builder) -> d
         raise ValidationException(
             f"Invalid returning clause: {returning.text()}. Only RETURNING ALL OLD * is allowed in DELETE statements."
         )
-    table = engine.tables.get(statement.target.table)
+    table = write_table(engine, statement.target)
     key, rest = _full_key(table, statement.where, builder)
     request: dict[str, Any] = {"TableName": table.name, "Key": key}
     condition = _condition(builder, rest, None)
     if condition is not None:
-        request["ConditionExpression"] = condition
+        # Documented: no item under the key is a success with nothing deleted; only an
+        # item that is there can fail the WHERE's other terms.
+        absent = f"attribute_not_exists({builder.name(table.hash_key.name)})"
+        request["ConditionExpression"] = f"{absent} OR ({condition})"
     if returning is not None:
         request["ReturnValues"] = "ALL_OLD"
     return builder.attach(request)
@@ -150,6 +202,9 @@ def compile_delete(engine: Engine, statement: ast.Delete, builder: Builder) -> d
 def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> dict[str, Any]:
     """EXISTS(SELECT ...): a ConditionCheck that the item exists and the WHERE's other terms hold."""
     select = statement.select
+    _check_path(select.target)
+    if select.target.index is not None:
+        raise ValidationException(TRANSACTION_INDEX_CHECK)
     table = engine.tables.get(select.target.table)
     key, rest = _full_key(table, select.where, builder)
     guard = f"attribute_exists({builder.name(table.hash_key.name)})"
@@ -157,21 +212,58 @@ def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> di
     return builder.attach({"TableName": table.name, "Key": key, "ConditionExpression": condition})
 
 
+def _key_only(table: Table, where: ast.Expr | None, builder: Builder) -> dict[str, AttributeValue] | None:
+    """The key a WHERE names when it names nothing else: every term an equality (or a one-value
+    IN) on a key attribute, each key attribute given one value (repeating it is allowed).
+    Recorded: `pk IN ['a'] AND sk = 1` reads one item, `pk = 'a' AND sk = 1 AND pk = 'b'` does not."""
+    key: dict[str, AttributeValue] = {}
+    for term in conjuncts(where):
+        name, value = _key_equality(term, table.key_names)
+        if name is None or value is None:
+            return None
+        bound = builder.bind(value)
+        if key.setdefault(name, bound) != bound:
+            return None
+    return key if len(key) == len(table.key_names) else None
+
+
+def _key_equality(term: ast.Expr, names: tuple[str, ...]) -> tuple[str | None, ast.Expr | None]:
+    for name in names:
+        value = equality_value(term, name)
+        if value is not None:
+            return name, value
+        if (
+            isinstance(term, ast.In)
+            and len(term.items) == 1
+            and isinstance(term.operand, ast.Path)
+            and term.operand.is_top
+            and term.operand.head == name
+            and isinstance(term.items[0], ast.VALUE_NODES)
+            and not isinstance(term.items[0], ast.Missing)
+        ):
+            return name, term.items[0]
+    return None, None
+
+
 def compile_get(engine: Engine, statement: ast.Select, builder: Builder, *, transaction: bool) -> dict[str, Any]:
-    """A SELECT of one item by its full key and nothing else (batches and transactions read only that way)."""
-    refusal = TRANSACTION_KEY if transaction else BATCH_SINGLE_ITEM
-    if statement.target.index is not None:
-        raise ValidationException(TRANSACTION_INDEX if transaction else refusal)
+    """A SELECT of one item by its full key and nothing else (batches and transactions read only that way).
+
+    The table is looked up first, then the index: a transaction refuses any
+    index read; a batch refuses an unknown or multi-attribute index as a single
+    SELECT does and any other as not naming the table's key (recorded).
+    """
+    refusal = TRANSACTION_KEY if transaction else BATCH_KEY
+    _check_path(statement.target)
     table = engine.tables.get(statement.target.table)
+    if statement.target.index is not None:
+        if transaction:
+            raise ValidationException(TRANSACTION_INDEX)
+        _index(table, statement.target.index)
+        raise ValidationException(refusal)
     if statement.order:
         _order_needs_key(statement)
-    try:
-        key, rest = _full_key(table, statement.where, builder)
-    except ValidationException as error:
-        if error.message != KEY_EQUALITY:
-            raise
-        raise ValidationException(refusal) from None
-    if rest:
+    key = _key_only(table, statement.where, builder)
+    if key is None:
         raise ValidationException(refusal)
     request: dict[str, Any] = {"TableName": table.name, "Key": key}
     if statement.projection is not None:
@@ -184,11 +276,17 @@ def compile_get(engine: Engine, statement: ast.Select, builder: Builder, *, tran
 
 @dataclass(slots=True)
 class SelectPlan:
-    """One SELECT as a Query (one per partition key value) or a Scan."""
+    """One SELECT as a Query (one per partition key value) or a Scan.
+
+    `index_view`: the read names an index, whose WHERE sees only what the
+    index's entries hold (an attribute the index does not project is missing
+    there, even where an LSI fetches it from the table for the projection).
+    """
 
     request: dict[str, Any]
     hash_values: list[AttributeValue] = field(default_factory=list)  # empty for a Scan
     hash_placeholder: str = ""
+    index_view: bool = False
 
     @property
     def is_query(self) -> bool:
@@ -233,11 +331,45 @@ def _hash_values(term: ast.Expr, name: str, builder: Builder) -> list[AttributeV
     return None
 
 
-def plan_select(engine: Engine, statement: ast.Select, builder: Builder) -> SelectPlan:
-    table, hash_name, range_name = _key_names(engine, statement.target)
+def _check_index_read(table: Table, index: Index, statement: ast.Select, consistent: bool) -> None:
+    """What a read of an index may ask for, in the order the service checks it (recorded)."""
+    if consistent and index.is_global:
+        raise ValidationException(GSI_CONSISTENT)
+    held = _held(table, index)
+    if index.is_global and held is not None and statement.projection is not None:
+        missing = [path.head for path in statement.projection if path.head not in held]
+        if missing:
+            # The statement's order (recorded); the JSON Query sorts its list.
+            raise ValidationException(f"{INVALID}Global secondary index {index.name} does not project [{', '.join(missing)}]")
+
+
+def _check_keyed_filter(table: Table, index: Index, where: ast.Expr | None) -> None:
+    """A read keyed on the index may not filter on an attribute the index does not hold
+    (an unkeyed one may: it scans the index, where such an attribute is simply missing)."""
+    held = _held(table, index)
+    if held is None:
+        return
+    missing = [name for name in attribute_roots(where) if name not in held]
+    if missing:
+        listed = ", ".join(java_hash_set_order(missing))
+        raise ValidationException(
+            f"{INVALID}Secondary index {index.name} does not project one or more filter attributes: [{listed}]"
+        )
+
+
+def plan_select(engine: Engine, statement: ast.Select, builder: Builder, *, consistent: bool = False) -> SelectPlan:
+    target = statement.target
+    _check_path(target)
+    table = engine.tables.get(target.table)
     request: dict[str, Any] = {"TableName": table.name}
-    if statement.target.index is not None:
-        request["IndexName"] = statement.target.index
+    index = None
+    if target.index is None:
+        hash_name, range_name = table.hash_key.name, table.range_key.name if table.range_key else None
+    else:
+        index = _index(table, target.index)
+        _check_index_read(table, index, statement, consistent)
+        hash_name, range_name = index.hash_key.name, index.range_key.name if index.range_key else None
+        request["IndexName"] = target.index
     terms = conjuncts(statement.where)
     hash_values = None
     for i, term in enumerate(terms):
@@ -245,8 +377,10 @@ def plan_select(engine: Engine, statement: ast.Select, builder: Builder) -> Sele
         if hash_values is not None:
             del terms[i]
             break
-    plan = SelectPlan(request)
+    plan = SelectPlan(request, index_view=index is not None)
     if hash_values is not None:
+        if index is not None:
+            _check_keyed_filter(table, index, statement.where)
         plan.hash_values = hash_values
         plan.hash_placeholder = ":pk"
         key_condition = f"{builder.name(hash_name)} = :pk"

@@ -25,6 +25,38 @@ KEY_EQUALITY = "Where clause does not contain a mandatory equality on all key at
 PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 DUPLICATE_ITEM = "Duplicate primary key exists in table"
 TRANSACTION_MIX = "ExecuteTransaction API does not support both read and write operations in the same request."
+# Recorded against the service in 2026 by other emulators' suites (docs/decisions.md, PartiQL):
+# index qualifiers, the FROM path, batch and transaction reads, RETURNING in a transaction.
+INDEX_WRITE = "This operation is not supported on an index"
+INSERT_INDEX = "FROM clause may only contain a single table name in data manipulation statements"
+PATH_COMPONENTS = "A path may contain at most 2 components in the FROM clause"
+EMPTY_COMPONENT = "Path component cannot be an empty string"
+NO_INDEX = "The table does not have the specified index"
+GSI_CONSISTENT = "Strongly consistent read is not supported on Global Secondary Indexes"
+MULTI_ATTRIBUTE_INDEX = (
+    "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys."
+)
+BATCH_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
+TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+TRANSACTION_INDEX = "Reads on indices are not supported within transactions."
+TRANSACTION_RETURNING = "RETURNING clause is not supported in ExecuteTransaction."
+INVALID = "One or more parameter values were invalid: "
+
+
+def operand_type(operator: str, kind: str) -> ValidationException:
+    """An ordering operator (or BETWEEN) given a constant of a type without an order."""
+    return ValidationException(
+        f"Incorrect operand type for operator or function; operator or function: {operator}, operand type: {kind}"
+    )
+
+
+def too_nested(where: str) -> ValidationException:
+    """A literal deeper than the 32 levels of an attribute value; `where` is the path of its first element too deep."""
+    return ValidationException(f"Nesting Levels have exceeded supported limits under {where}")
+
+
+# Partita's own (unconfirmed): the service's answer to nesting this deep is not on record.
+TOO_DEEP = "The expression is nested too deeply; nesting depth exceeds "
 # DynamoDB Local's wording (its PartiQL translator); not seen in a recording of the service.
 INSERT_RETURNING = "RETURNING is not supported in INSERT"
 RETURNING_WILDCARD = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"

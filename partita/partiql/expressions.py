@@ -13,6 +13,10 @@ from typing import Any
 from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from . import ast
+from .errors import too_nested
+
+# An attribute value has at most 32 levels, the value itself being the first.
+MAX_VALUE_LEVELS = 32
 
 AttributeValue = dict[str, Any]
 
@@ -72,8 +76,16 @@ class Builder:
 
     # -- values -----------------------------------------------------------------------------
 
-    def bind(self, node: ast.Expr, where: str = "root") -> AttributeValue:
-        """A value node (literal, parameter, collection of them) as an attribute value."""
+    def bind(self, node: ast.Expr, where: str = "root", level: int = 1) -> AttributeValue:
+        """A value node (literal, parameter, collection of them) as an attribute value.
+
+        `where` names the node as the service's messages do ("root" is the value
+        itself, "root.a[0]" an element within it) and `level` is its depth: an
+        element deeper than an attribute value may be is refused there, the
+        first such element on the way down being the one named.
+        """
+        if level > MAX_VALUE_LEVELS or isinstance(node, ast.TooDeep):
+            raise too_nested(where)
         if isinstance(node, ast.Lit):
             if node.kind == "S":
                 return {"S": node.text}
@@ -88,23 +100,23 @@ class Builder:
         if isinstance(node, ast.Param):
             return self.params[node.index]
         if isinstance(node, ast.ListExpr):
-            return {"L": [self.bind(item, f"{where}[{i}]") for i, item in enumerate(node.items)]}
+            return {"L": [self.bind(item, f"{where}[{i}]", level + 1) for i, item in enumerate(node.items)]}
         if isinstance(node, ast.MapExpr):
             out: dict[str, AttributeValue] = {}
             for key, item in node.pairs:
                 if not (isinstance(key, ast.Lit) and key.kind == "S"):
                     # Not on record; the service needs string keys in a tuple.
                     raise ValidationException("Unsupported type for map key: key must be a string")
-                out[key.text] = self.bind(item, f"{where}.{key.text}")
+                out[key.text] = self.bind(item, f"{where}.{key.text}", level + 1)
             return {"M": out}
         if isinstance(node, ast.BagExpr):
-            return self._bag(node, where)
+            return self._bag(node, where, level)
         if isinstance(node, ast.Missing):
             raise unsupported("Missing")
         raise unsupported(type(node).__name__)
 
-    def _bag(self, node: ast.BagExpr, where: str) -> AttributeValue:
-        members = [self.bind(item, where) for item in node.items]
+    def _bag(self, node: ast.BagExpr, where: str, level: int) -> AttributeValue:
+        members = [self.bind(item, where, level + 1) for item in node.items]
         kinds = {next(iter(m)) for m in members}
         if len(kinds) != 1 or next(iter(kinds)) not in ("S", "N", "B"):
             # DynamoDB Local's wording for a bag it cannot make a set of.
@@ -189,19 +201,20 @@ class Builder:
 
 
 def conjuncts(node: ast.Expr | None) -> list[ast.Expr]:
-    """The terms of a top-level AND chain (parenthesised ORs stay whole)."""
-    if node is None:
-        return []
-    if isinstance(node, ast.And):
-        return conjuncts(node.left) + conjuncts(node.right)
-    return [node]
+    """The terms of a top-level AND chain (parenthesised ORs stay whole), left to right."""
+    out: list[ast.Expr] = []
+    stack = [] if node is None else [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.And):
+            stack += (current.right, current.left)
+        else:
+            out.append(current)
+    return out
 
 
 def conjoin(terms: list[ast.Expr]) -> ast.Expr | None:
-    out: ast.Expr | None = None
-    for term in terms:
-        out = term if out is None else ast.And(out, term)
-    return out
+    return ast.balanced(terms, ast.And) if terms else None
 
 
 def equality_value(term: ast.Expr, name: str) -> ast.Expr | None:

@@ -22,6 +22,7 @@ from .errors import (
     LEFTOVER,
     MISSING_RHS,
     RETURNING_WILDCARD,
+    TOO_DEEP,
     UNEXPECTED_KEYWORD,
     UNEXPECTED_OPERATOR,
     UNEXPECTED_TERM,
@@ -41,6 +42,14 @@ KEYWORDS = frozenset(
 OPERATOR_WORDS = frozenset({"AND", "OR", "IS", "LIKE", "BETWEEN", "IN"})
 _COMPARISONS = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _TYPE_NAMES = frozenset({"MISSING", "NULL"})
+# How deeply parentheses, NOTs and function calls may nest: Partita's own bound,
+# so that Python's stack never runs out (a parenthesis costs about eight frames
+# of this descent). DynamoDB's limit is not on record.
+MAX_NESTING = 64
+# Collection literals nested deeper than this are skipped, not parsed (an
+# attribute value may have 32 levels, so binding refuses such a literal anyway).
+LITERAL_CAP = 40
+_CLOSERS = {"[": "]", "{": "}", "<<": ">>"}
 _OTHER_TYPE_NAMES = frozenset(
     """BOOL BOOLEAN SMALLINT INT INT2 INT4 INT8 INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL NUMERIC
     STRING SYMBOL VARCHAR CHAR CHARACTER BLOB CLOB STRUCT TUPLE LIST SEXP BAG DATE TIME TIMESTAMP
@@ -49,12 +58,14 @@ _OTHER_TYPE_NAMES = frozenset(
 
 
 class _Parser:
-    __slots__ = ("tokens", "pos", "params")
+    __slots__ = ("tokens", "pos", "params", "depth", "literals")
 
     def __init__(self, text: str) -> None:
         self.tokens = tokenize(text)
         self.pos = 0
         self.params = 0
+        self.depth = 0  # open parentheses, NOTs and calls
+        self.literals = 0  # open collection literals
 
     # -- tokens -----------------------------------------------------------------------------
 
@@ -96,6 +107,12 @@ class _Parser:
     def expect_op(self, op: str) -> None:
         if not self.take_op(op):
             raise self.unexpected()
+
+    def deeper(self) -> None:
+        """Refuse nesting deeper than MAX_NESTING before Python's stack gives out (never a 500)."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise malformed(f"{TOO_DEEP}{MAX_NESTING}")
 
     def unexpected(self, after_infix: bool = False) -> Exception:
         """The service's detail for a token that cannot start (or continue) what is expected."""
@@ -145,15 +162,15 @@ class _Parser:
         token = self.peek()
         if not (token.kind == QUOTED or (token.kind == WORD and token.upper not in KEYWORDS)):
             raise self.unexpected()
-        table = self.name()
-        index = None
-        if self.take_op("."):
-            index = self.name()
+        names = [self.name()]
+        while self.take_op("."):
+            names.append(self.name())
         if aliasable and (self.at_word("AS") or self.peek().kind in (WORD, QUOTED)) and not self.at_word(
             "WHERE", "SET", "REMOVE", "ORDER", "RETURNING", "VALUE"
         ):
             raise self.aliasing()
-        return ast.Target(table, index)
+        index = names[1] if len(names) > 1 else None
+        return ast.Target(names[0], index, len(names), "" in names)
 
     def aliasing(self) -> Exception:
         return ValidationException(ALIASING)
@@ -278,20 +295,23 @@ class _Parser:
         return self.disjunction()
 
     def disjunction(self) -> ast.Expr:
-        left = self.conjunction()
+        terms = [self.conjunction()]
         while self.take_word("OR"):
-            left = ast.Or(left, self.conjunction(after_infix=True))
-        return left
+            terms.append(self.conjunction(after_infix=True))
+        return ast.balanced(terms, ast.Or)
 
     def conjunction(self, after_infix: bool = False) -> ast.Expr:
-        left = self.negation(after_infix)
+        terms = [self.negation(after_infix)]
         while self.take_word("AND"):
-            left = ast.And(left, self.negation(after_infix=True))
-        return left
+            terms.append(self.negation(after_infix=True))
+        return ast.balanced(terms, ast.And)
 
     def negation(self, after_infix: bool = False) -> ast.Expr:
         if self.take_word("NOT"):
-            return ast.Not(self.negation())
+            self.deeper()
+            inner = self.negation()
+            self.depth -= 1
+            return ast.Not(inner)
         return self.predicate(after_infix)
 
     def predicate(self, after_infix: bool = False) -> ast.Expr:
@@ -379,25 +399,28 @@ class _Parser:
         text = token.text
         if text == "(":
             self.next()
+            self.deeper()
             inner = self.expression()
             self.expect_op(")")
+            self.depth -= 1
             return inner
         if text == "-" and self.peek(1).kind == NUMBER:
             self.next()
             number = self.next().text
             return ast.Lit("N", "-" + number)
-        if text in ("[", "<<"):
-            self.next()
-            close = "]" if text == "[" else ">>"
-            items: list[ast.Expr] = []
-            if not self.take_op(close):
-                items.append(self.additive())
-                while self.take_op(","):
-                    items.append(self.additive())
-                self.expect_op(close)
-            return ast.ListExpr(tuple(items)) if text == "[" else ast.BagExpr(tuple(items))
+        if text in _CLOSERS:
+            if self.literals >= LITERAL_CAP:
+                return self.skip_literal()
+            self.literals += 1
+            out = self.collection(text)
+            self.literals -= 1
+            return out
+        raise self.unexpected(after_infix)
+
+    def collection(self, text: str) -> ast.Expr:
+        self.next()
+        close = _CLOSERS[text]
         if text == "{":
-            self.next()
             pairs: list[tuple[ast.Expr, ast.Expr]] = []
             if not self.take_op("}"):
                 while True:
@@ -408,17 +431,50 @@ class _Parser:
                         break
                 self.expect_op("}")
             return ast.MapExpr(tuple(pairs))
-        raise self.unexpected(after_infix)
+        items: list[ast.Expr] = []
+        if not self.take_op(close):
+            items.append(self.additive())
+            while self.take_op(","):
+                items.append(self.additive())
+            self.expect_op(close)
+        return ast.ListExpr(tuple(items)) if text == "[" else ast.BagExpr(tuple(items))
+
+    def skip_literal(self) -> ast.Expr:
+        """Step over a literal nested too deeply to matter, without recursion.
+
+        Only the tokens a literal of values may hold are accepted on the way:
+        anything else is reported as the recursive parse would report a term
+        it did not expect.
+        """
+        stack: list[str] = []
+        while True:
+            token = self.next()
+            if token.kind == PARAM:
+                self.params += 1
+            if token.kind == OP and (token.text in _CLOSERS or token.text == "("):
+                stack.append(_CLOSERS.get(token.text, ")"))
+            elif token.kind == OP and stack and token.text == stack[-1]:
+                stack.pop()
+                if not stack:
+                    return ast.TooDeep()
+            elif token.kind == EOF or not (
+                token.kind in (STRING, NUMBER, PARAM)
+                or (token.kind == OP and token.text in (",", ":", "-"))
+                or (token.kind == WORD and token.upper in ("TRUE", "FALSE", "NULL"))
+            ):
+                raise malformed(UNEXPECTED_TERM)
 
     def call(self) -> ast.Expr:
         name = self.next().text.lower()
         self.expect_op("(")
+        self.deeper()
         args: list[ast.Expr] = []
         if not self.take_op(")"):
             args.append(self.additive())
             while self.take_op(","):
                 args.append(self.additive())
             self.expect_op(")")
+        self.depth -= 1
         return ast.Call(name, tuple(args))
 
     def path(self) -> ast.Path:
