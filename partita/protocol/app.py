@@ -112,17 +112,25 @@ def request_id() -> bytes:
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
-    """Lower-case names, the last value of a repeated header, and the joined ones SigV4 signs."""
+    """Lower-case names, the first value of a repeated header, and the joined ones SigV4 signs.
+
+    The first value counts: DynamoDB chooses the answer's coding from the
+    first of several Accept-Encoding headers while SigV4 signs them joined
+    (Alternator's `test_multiple_accept_encoding_headers`, run against the
+    service). No other repeated header is on record; one rule for all of
+    them is what an HTTP stack's `get(name)` does (docs/decisions.md).
+    """
     pairs = scope["headers"]
     headers = {name.lower(): value for name, value in pairs}
     if len(headers) != len(pairs):
-        seen: dict[bytes, bytes] = {}
+        headers = {}
         for name, value in pairs:
             name = name.lower()
-            previous = seen.get(name)
-            if previous is not None:
-                note_repeated(headers, name, previous, value)
-            seen[name] = value
+            first = headers.get(name)
+            if first is None:
+                headers[name] = value
+            else:
+                note_repeated(headers, name, first, value)
     client = scope.get("client")
     if client and scope.get("path", "").startswith("/console"):
         headers[PEER] = str(client[0]).encode("latin-1", "replace")  # the sign-in throttle's address
@@ -213,7 +221,7 @@ class PartitaApp:
         by the ASGI path above and by `partita.protocol.server`, so that both
         servers behave the same byte for byte (apart from headers a server
         adds itself, such as Date). `headers` has lower-case names; of a
-        header sent several times the last counts (as on DynamoDB, for
+        header sent several times the first counts (as on DynamoDB, for
         Accept-Encoding).
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's

@@ -2,8 +2,9 @@
 
 The server recomputes the canonical request from what arrived (method, path
 and query as sent, the headers the client says it signed, the SHA-256 of
-the body bytes as received -- still compressed when `Content-Encoding: gzip`,
-because the SDKs sign the compressed body), derives the signing key from the
+the body bytes as received -- still compressed under `Content-Encoding: gzip`
+or `deflate`, because the SDKs sign the compressed body and the service
+verifies those bytes), derives the signing key from the
 secret it holds, and compares signatures in constant time. The body's hash
 is always computed here: an `X-Amz-Content-Sha256` header is only one more
 signed header, so a client cannot vouch for its own body.
@@ -79,7 +80,7 @@ _AMZ_SECONDS: dict[bytes, int] = {}
 REPEATED = b"\x00repeated"
 """Present in a request's headers when one was sent more than once. SigV4 signs such a
 header over its values joined by commas, which the HTTP layer keeps under b"\x00" + name
-(no header name can begin with NUL); the rest of Partita reads the last value."""
+(no header name can begin with NUL); the rest of Partita reads the first value."""
 
 
 PEER = b"\x00peer"
