@@ -273,6 +273,13 @@ def parse_authorization(headers: dict[bytes, bytes], region: str, now: float) ->
     return auth
 
 
+_COMPONENTS = re.compile(r"[ \t,]+")
+"""What separates the Authorization header's components: commas, whitespace, or both.
+
+DynamoDB parses `Credential=... SignedHeaders=... Signature=...` with single
+spaces and no commas (observed on the service), as it parses ", " and ","."""
+
+
 def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
     """The Authorization header's algorithm and parameters, or DynamoDB's error for a missing part.
 
@@ -285,7 +292,7 @@ def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dic
         raise MissingAuthenticationTokenException("Request is missing Authentication Token")
     algorithm, _, rest = stripped.partition(" ")
     params: dict[str, str] = {}
-    for part in rest.replace(" ", "").split(","):
+    for part in _COMPONENTS.split(rest):
         name, _, value = part.partition("=")
         params[name] = value
     message = "".join(
