@@ -46,12 +46,16 @@ def send(
 ) -> RawResponse:
     """One request with exactly these headers (repeats allowed, nothing added but Host).
 
+    A header in `headers` replaces DynamoDB's default of that name rather
+    than repeating it (of a repeated header the server reads the first).
     http.client adds no Accept-Encoding here, so compression is only what a
     test asks for.
     """
     parsed = urlparse(url)
     payload = json.dumps(body).encode() if isinstance(body, dict) else body
-    sent = (dynamodb_headers(operation) if dynamodb else []) + (headers or [])
+    given = {name.lower() for name, _ in headers or []}
+    defaults = [(name, value) for name, value in dynamodb_headers(operation) if name.lower() not in given]
+    sent = (defaults if dynamodb else []) + (headers or [])
     conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
     try:
         names = {name.lower() for name, _ in sent}

@@ -128,13 +128,28 @@ def test_health_check_names_the_host_the_client_used(any_server: str) -> None:
         assert response.body == f"healthy: {host} ".encode()
 
 
-def test_health_check_on_any_path(any_server: str) -> None:
-    # DynamoDB answers the health text on every GET path (Alternator's
-    # "only the root path" test fails against the service since 2025).
-    for path in ("/", "/abc", "/health", "/index.htm", "/?x=1"):
+def test_health_check_is_get_root_only(any_server: str) -> None:
+    # DynamoDB: GET / is the health check, GET /abc, /- and /index.htm are 4xx (Alternator's
+    # test_health_only_works_for_root_path, run against it), /dog 404 and /health no longer
+    # a 4xx since 2025 (scylladb/scylladb#26079). The 404's body is Partita's (other methods').
+    for path in ("/", "/?x=1", "/health"):
         response = send(any_server, method="GET", path=path, dynamodb=False)
         assert response.status == 200, path
         assert response.body == f"healthy: {host_of(any_server)} ".encode(), path
+    for path in ("/abc", "/-", "/index.htm", "/dog", "/healthy", "//", "/abc?x=1"):
+        response = send(any_server, method="GET", path=path, dynamodb=False)
+        assert (response.status, response.body) == (404, UNKNOWN_XML), path
+        assert "content-type" not in response.headers, path
+        assert response.headers["server"] == "Server", path
+
+
+def test_partitas_own_get_paths_stay(any_server: str) -> None:
+    metrics = send(any_server, method="GET", path="/metrics", dynamodb=False)
+    assert metrics.status == 200 and b"# TYPE " in metrics.body
+    clock = send(any_server, method="GET", path="/partita/v1/clock", dynamodb=False)
+    assert clock.status == 200 and set(clock.json()) == {"now", "offset_seconds"}
+    console = send(any_server, method="GET", path="/console", dynamodb=False)
+    assert console.status == 200 and b"<html" in console.body.lower()
 
 
 def test_health_check_without_a_host_names_the_region_endpoint(any_server: str) -> None:

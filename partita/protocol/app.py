@@ -5,11 +5,12 @@ a framework's routing and request objects would cost more than the work of a
 GetItem. The order of checks follows the real service: content type, body
 decoding, JSON, target, authentication header, then the operation.
 
-Around that, what DynamoDB's endpoint does at the HTTP level: `GET` (any
-path) is the health check naming the host the client used; an `Origin`
-header gets CORS headers and `OPTIONS` with one is a preflight; a large
-answer is compressed when the client accepts it (`encoding.py`); every
-answer says `Server: Server`; a request line or headers over 16 KB get 400.
+Around that, what DynamoDB's endpoint does at the HTTP level: `GET /` (and
+/health) is the health check naming the host the client used (other GET
+paths: 404); an `Origin` header gets CORS headers and `OPTIONS` with one is
+a preflight; a large answer is compressed when the client accepts it
+(`encoding.py`); every answer says `Server: Server`; a request line or
+headers over 16 KB get 400.
 """
 
 from __future__ import annotations
@@ -66,6 +67,14 @@ OWN_PATHS = (b"/metrics",)
 The console is not among them: a browser cannot sign, so with `--auth` the
 console asks for a sign-in and a session cookie instead (partita/console/login.py)."""
 TEXT_REPLY = b"text/plain"
+HEALTH_PATHS = (b"/", b"/health")
+"""The GET paths of the health check; GET elsewhere is 404 like other methods.
+
+DynamoDB answers 404 to GET /dog (scylladb/scylladb#26079) and a 4xx to
+GET /abc, /- and /index.htm (Alternator's `test_health_only_works_for_root_path`,
+run against it); /health answered 404 too until 2025 and no longer does
+(the same issue), so it keeps the health text. The 404's body there, and
+whether a query string after "/" matters, are not on record."""
 
 MAX_TARGET_BYTES = 16 * 1024
 MAX_HEADER_BYTES = 16 * 1024
@@ -112,17 +121,25 @@ def request_id() -> bytes:
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
-    """Lower-case names, the last value of a repeated header, and the joined ones SigV4 signs."""
+    """Lower-case names, the first value of a repeated header, and the joined ones SigV4 signs.
+
+    The first value counts: DynamoDB chooses the answer's coding from the
+    first of several Accept-Encoding headers while SigV4 signs them joined
+    (Alternator's `test_multiple_accept_encoding_headers`, run against the
+    service). No other repeated header is on record; one rule for all of
+    them is what an HTTP stack's `get(name)` does (docs/decisions.md).
+    """
     pairs = scope["headers"]
     headers = {name.lower(): value for name, value in pairs}
     if len(headers) != len(pairs):
-        seen: dict[bytes, bytes] = {}
+        headers = {}
         for name, value in pairs:
             name = name.lower()
-            previous = seen.get(name)
-            if previous is not None:
-                note_repeated(headers, name, previous, value)
-            seen[name] = value
+            first = headers.get(name)
+            if first is None:
+                headers[name] = value
+            else:
+                note_repeated(headers, name, first, value)
     client = scope.get("client")
     if client and scope.get("path", "").startswith("/console"):
         headers[PEER] = str(client[0]).encode("latin-1", "replace")  # the sign-in throttle's address
@@ -214,7 +231,7 @@ class PartitaApp:
         by the ASGI path above and by `partita.protocol.server`, so that both
         servers behave the same byte for byte (apart from headers a server
         adds itself, such as Date). `headers` has lower-case names; of a
-        header sent several times the last counts (as on DynamoDB, for
+        header sent several times the first counts (as on DynamoDB, for
         Accept-Encoding).
         """
         if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
@@ -252,7 +269,7 @@ class PartitaApp:
                     else:
                         status, payload = self.respond(headers, body, raw, path)
                 reply_type = JSON_REPLY if content_type != b"application/json" else content_type
-        elif method == "GET":
+        elif method == "GET" and path.partition(b"?")[0] in HEALTH_PATHS:
             host = headers.get(b"host")
             status, reply_type = 200, TEXT_REPLY
             payload = b"healthy: " + host + b" " if host else self._health_default

@@ -258,7 +258,8 @@ class HttpConnection(asyncio.Protocol):
         self._url += url  # may arrive in pieces
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers[name.lower()] = value
+        # The first value of a repeated header counts, as on DynamoDB (app._headers).
+        self._headers.setdefault(name.lower(), value)
 
     def on_headers_complete(self) -> None:
         self._in_head = False
@@ -533,7 +534,7 @@ class SigningConnection(HttpConnection):
     """A connection of a server with `--auth`: a header sent twice is also kept joined.
 
     SigV4 signs a repeated header over its values joined by commas; the rest
-    of Partita reads the last value. Only `--auth` servers pay the lookup.
+    of Partita reads the first value. Only `--auth` servers pay the lookup.
     A `/console` request also gets the client's address (console.web.PEER), which
     the sign-in throttle counts by.
     """
@@ -544,8 +545,9 @@ class SigningConnection(HttpConnection):
         key = name.lower()
         headers = self._headers
         if key in headers:  # an operator, not a method call: this runs for every header
-            note_repeated(headers, key, headers[key], value)
-        headers[key] = value
+            note_repeated(headers, key, headers[key], value)  # the first value stays
+        else:
+            headers[key] = value
 
     def on_headers_complete(self) -> None:
         if self._url.startswith(b"/console") and self._transport is not None:

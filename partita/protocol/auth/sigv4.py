@@ -2,8 +2,9 @@
 
 The server recomputes the canonical request from what arrived (method, path
 and query as sent, the headers the client says it signed, the SHA-256 of
-the body bytes as received -- still compressed when `Content-Encoding: gzip`,
-because the SDKs sign the compressed body), derives the signing key from the
+the body bytes as received -- still compressed under `Content-Encoding: gzip`
+or `deflate`, because the SDKs sign the compressed body and the service
+verifies those bytes), derives the signing key from the
 secret it holds, and compares signatures in constant time. The body's hash
 is always computed here: an `X-Amz-Content-Sha256` header is only one more
 signed header, so a client cannot vouch for its own body.
@@ -79,7 +80,7 @@ _AMZ_SECONDS: dict[bytes, int] = {}
 REPEATED = b"\x00repeated"
 """Present in a request's headers when one was sent more than once. SigV4 signs such a
 header over its values joined by commas, which the HTTP layer keeps under b"\x00" + name
-(no header name can begin with NUL); the rest of Partita reads the last value."""
+(no header name can begin with NUL); the rest of Partita reads the first value."""
 
 
 def note_repeated(headers: dict[bytes, bytes], name: bytes, previous: bytes, value: bytes) -> None:
@@ -267,6 +268,13 @@ def parse_authorization(headers: dict[bytes, bytes], region: str, now: float) ->
     return auth
 
 
+_COMPONENTS = re.compile(r"[ \t,]+")
+"""What separates the Authorization header's components: commas, whitespace, or both.
+
+DynamoDB parses `Credential=... SignedHeaders=... Signature=...` with single
+spaces and no commas (observed on the service), as it parses ", " and ","."""
+
+
 def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
     """The Authorization header's algorithm and parameters, or DynamoDB's error for a missing part.
 
@@ -279,7 +287,7 @@ def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dic
         raise MissingAuthenticationTokenException("Request is missing Authentication Token")
     algorithm, _, rest = stripped.partition(" ")
     params: dict[str, str] = {}
-    for part in rest.replace(" ", "").split(","):
+    for part in _COMPONENTS.split(rest):
         name, _, value = part.partition("=")
         params[name] = value
     message = "".join(
