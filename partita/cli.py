@@ -16,6 +16,10 @@ from typing import Any
 from .cli_admin import add_commands, parse_duration, run_clock, run_streams
 from .cli_data import add_data_commands, run_data
 
+#: How long an index added by UpdateTable stays CREATING at least (`--index-backfill-ms`): long
+#: enough to be seen, short enough for tests that wait for ACTIVE (docs/decisions.md).
+DEFAULT_INDEX_BACKFILL_MS = 200
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="partita", description="A DynamoDB-compatible database server.")
@@ -56,6 +60,24 @@ def _add_serve_options(serve: argparse.ArgumentParser) -> None:
         default=0,
         metavar="MS",
         help="delay the visibility of global secondary index changes, as DynamoDB's are asynchronous (default 0)",
+    )
+    serve.add_argument(
+        "--index-backfill-ms",
+        type=_non_negative_int,
+        default=DEFAULT_INDEX_BACKFILL_MS,
+        metavar="MS",
+        help="keep a global secondary or vector index added by UpdateTable CREATING (Backfilling) at least "
+        f"this long on the server clock, as DynamoDB's take minutes (default {DEFAULT_INDEX_BACKFILL_MS}; "
+        "0: ACTIVE once built)",
+    )
+    serve.add_argument(
+        "--index-allocation-ms",
+        type=_non_negative_int,
+        default=0,
+        metavar="MS",
+        help="before that, keep the table UPDATING and the index in resource allocation (Backfilling false) "
+        "this long; a deleted index stays DELETING as long (default 0: boto3's table_exists waiter sleeps "
+        "20 s on UPDATING)",
     )
     serve.add_argument(
         "--item-collection-limit",
@@ -190,6 +212,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
+    return value
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -311,6 +340,8 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         args.region,
         item_collection_limit=args.item_collection_limit,
         gsi_lag_ms=args.gsi_lag_ms,
+        index_allocation_ms=args.index_allocation_ms,
+        index_backfill_ms=args.index_backfill_ms,
         ttl_delay=args.ttl_delay,
         emulate_throughput=args.emulate_throughput,
         # Throughput counters live in a file beside a SQLite store, shared by its

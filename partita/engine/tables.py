@@ -216,6 +216,10 @@ class TableOps:
         return out
 
     def _live_index(self, table: Table, doc: dict[str, Any]) -> dict[str, Any]:
+        if doc.get("IndexStatus") == "CREATING":
+            # A new index reports 0 items and bytes until it is built, as DynamoDB's
+            # do (its counts refresh every six hours); live counts start once ACTIVE.
+            return doc
         index = table.index(doc["IndexName"])
         assert index is not None
         start = index.prefix
