@@ -257,3 +257,22 @@ def test_phase_options_refuse_negative_values() -> None:
         assert getattr(parser.parse_args([flag, "0"]), flag[2:].replace("-", "_")) == 0
         with pytest.raises(SystemExit):
             parser.parse_args([flag, "-1"])
+
+
+def test_create_table_answers_its_indexes_creating(ddb: Any, table_name: str) -> None:
+    """Recorded on the service: the CreateTable answer has every GSI CREATING and no index WarmThroughput;
+    Partita's tables and their CreateTable indexes are ACTIVE from the first DescribeTable."""
+    answer = ddb.create_table(
+        TableName=table_name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+    )["TableDescription"]
+    (created,) = answer["GlobalSecondaryIndexes"]
+    assert (answer["TableStatus"], created["IndexStatus"]) == ("CREATING", "CREATING")
+    assert "WarmThroughput" not in created and "Backfilling" not in created
+    (described,) = ddb.describe_table(TableName=table_name)["Table"]["GlobalSecondaryIndexes"]
+    assert described == {**created, "IndexStatus": "ACTIVE", "WarmThroughput": {
+        "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}}
