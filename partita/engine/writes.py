@@ -224,7 +224,8 @@ def store_index_entry(txn: WriteTxn, table: Table, index: Index, item: Item) -> 
 
     Items written before the index existed may hold a key value too large
     for an index key: DynamoDB's backfill skips them and still completes,
-    leaving them in the table (recorded by ScyllaDB's Alternator tests,
+    leaving them in the table (developer guide, "Detecting and correcting
+    index key violations"; recorded by ScyllaDB's Alternator tests,
     test_gsi_backfill_oversized_key and test_gsi_backfill_key_limits).
     """
     entry = _entry(table, index, item)
