@@ -276,3 +276,19 @@ def test_create_table_answers_its_indexes_creating(ddb: Any, table_name: str) ->
     (described,) = ddb.describe_table(TableName=table_name)["Table"]["GlobalSecondaryIndexes"]
     assert described == {**created, "IndexStatus": "ACTIVE", "WarmThroughput": {
         "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}}
+
+
+def test_phase_deadlines_survive_a_restart(start_server: Any, tmp_path: Path) -> None:
+    """The deadlines live in the catalog: a restarted server resumes the phase where it was."""
+    args = [*durable_store(tmp_path), "--index-backfill-ms", str(BACKFILL * 1000)]
+    server = start_server(*args)
+    ddb = client_for(server.url)
+    table = _table(ddb)
+    _create_gsi(ddb, table)
+    _settle(ddb, table, BACKFILLING)
+    server.stop()
+    server = start_server(*args)
+    ddb = client_for(server.url)
+    _settle(ddb, table, BACKFILLING)
+    advance(server.url, 3000)
+    _settle(ddb, table, ("ACTIVE", "ACTIVE", "absent", 3))
