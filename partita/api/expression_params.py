@@ -19,7 +19,7 @@ from ..engine.expressions import (
     parse_projection,
     parse_update,
 )
-from ..engine.values import normalize_value
+from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")

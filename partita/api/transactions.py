@@ -21,14 +21,12 @@ from typing import Any
 
 import orjson
 
-from ..engine.batch import KeyRead, sum_by_table
 from ..engine.capacity import Consumed
 from ..engine.engine import Engine
 from ..engine.expressions import project
-from ..engine.items import (
-    ActionKind,
-    Condition,
-    ItemAction,
+from ..engine.items.actions import ActionKind, Condition, ItemAction
+from ..engine.items.batch import KeyRead, sum_by_table
+from ..engine.items.single import (
     check_action_key,
     check_item_size,
     check_listed_key,
@@ -37,10 +35,10 @@ from ..engine.items import (
     prepare_put,
     prepare_update,
 )
-from ..engine.sizes import item_size
-from ..engine.transactions import MAX_TRANSACTION_BYTES, TRANSACTION_TOO_LARGE, ClientToken
-from ..engine.updates import bind_update
-from ..engine.values import normalize_item
+from ..engine.items.transactions import MAX_TRANSACTION_BYTES, TRANSACTION_TOO_LARGE, ClientToken
+from ..engine.items.updates import bind_update
+from ..engine.model.sizes import item_size
+from ..engine.model.values import normalize_item
 from ..errors import ValidationException
 from .batch import collection_metrics, deserialized_first
 from .expression_params import Expressions, read_expressions

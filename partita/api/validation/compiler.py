@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from partita.engine.serialization_errors import START_OF_MAP
+from partita.engine.model.serialization_errors import START_OF_MAP
 
 from .clauses import add_clauses, all_constraints, lower_first, map_clause
 from .java_text import java_hashmap_order, java_map_str, java_str

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException
-from ..index_phases import IndexTiming, begin_create, begin_delete
-from ..projections import check_projection
-from ..table_definitions import check_new_vector_attribute
+from ..tables.definitions import check_new_vector_attribute
+from ..tables.index_phases import IndexTiming, begin_create, begin_delete
+from ..tables.projections import check_projection
 from .model import MAX_DIMENSIONS, MAX_VECTOR_INDEXES
 
 INVALID = "One or more parameter values were invalid: "

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store, WriteTxn
-from .. import index_phases as phases
-from ..keys import prefix_successor
-from ..table_definitions import prune_definitions
+from ..model.keys import prefix_successor
+from ..tables import index_phases as phases
+from ..tables.definitions import prune_definitions
 from .entries import backfill_entry, bump_version
 
 BATCH_ROWS = 500

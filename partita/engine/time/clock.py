@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from ..storage.base import Conflict, Store
+from ...storage.base import Conflict, Store
 
 CLOCK_ROW = b"\x00clock"
 #: Tries of a clock write that meets a store conflict.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ValidationException
+from ...errors import ValidationException
 
 INVALID = "One or more parameter values were invalid: "
 _REDEFINED = (

@@ -28,15 +28,15 @@ from typing import Any
 
 import orjson
 
-from ..storage.base import Conflict, Store
+from ...storage.base import Conflict, Store
+from ..items.writes import store_index_entry
+from ..model.keys import prefix_successor
+from ..time.clock import Clock
+from ..vector import jobs as vector_jobs
 from . import index_phases as phases
 from .catalog import Catalog
-from .clock import Clock
-from .keys import prefix_successor
+from .definitions import prune_definitions
 from .schema import Table
-from .table_definitions import prune_definitions
-from .vector import jobs as vector_jobs
-from .writes import store_index_entry
 
 log = logging.getLogger("partita.index_jobs")
 BATCH_ROWS = 500

@@ -11,12 +11,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..errors import ResourceNotFoundException, ValidationException
-from ..storage.base import Store
+from ...errors import ResourceNotFoundException, ValidationException
+from ...storage.base import Store
+from ..control.arns import invalid_resource_arn, parse
 from .catalog import Catalog
-from .control.arns import invalid_resource_arn, parse
+from .lifecycle import TableOps
 from .schema import Table
-from .tables import TableOps
 
 MAX_TAGS = 50
 Tag = dict[str, str]
