@@ -12,6 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+#: How long an index added by UpdateTable stays CREATING at least (`--index-backfill-ms`): long
+#: enough to be seen, short enough for tests that wait for ACTIVE (docs/decisions.md).
+DEFAULT_INDEX_BACKFILL_MS = 200
+
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhdw]?)")
 
@@ -36,6 +40,13 @@ def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
     return value
 
 
@@ -68,6 +79,24 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         default=0,
         metavar="MS",
         help="delay the visibility of global secondary index changes, as DynamoDB's are asynchronous (default 0)",
+    )
+    serve.add_argument(
+        "--index-backfill-ms",
+        type=non_negative_int,
+        default=DEFAULT_INDEX_BACKFILL_MS,
+        metavar="MS",
+        help="keep a global secondary or vector index added by UpdateTable CREATING (Backfilling) at least "
+        f"this long on the server clock, as DynamoDB's take minutes (default {DEFAULT_INDEX_BACKFILL_MS}; "
+        "0: ACTIVE once built)",
+    )
+    serve.add_argument(
+        "--index-allocation-ms",
+        type=non_negative_int,
+        default=0,
+        metavar="MS",
+        help="before that, keep the table UPDATING and the index in resource allocation (Backfilling false) "
+        "this long; a deleted index stays DELETING as long (default 0: boto3's table_exists waiter sleeps "
+        "20 s on UPDATING)",
     )
     serve.add_argument(
         "--item-collection-limit",

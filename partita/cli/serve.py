@@ -140,6 +140,8 @@ def build_engine(args: argparse.Namespace, store: Any) -> Any:
         args.region,
         item_collection_limit=args.item_collection_limit,
         gsi_lag_ms=args.gsi_lag_ms,
+        index_allocation_ms=args.index_allocation_ms,
+        index_backfill_ms=args.index_backfill_ms,
         ttl_delay=args.ttl_delay,
         emulate_throughput=args.emulate_throughput,
         # Throughput counters live in a file beside a SQLite store, shared by its

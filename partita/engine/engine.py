@@ -26,6 +26,7 @@ from .streams.records import StreamWriter
 from .streams.trim import StreamTrimmer
 from .tables.catalog import Catalog
 from .tables.index_jobs import IndexJobs
+from .tables.index_phases import IndexTiming
 from .tables.lifecycle import TableOps
 from .tables.tags import TagOps
 from .tables.updates import TableUpdates
@@ -44,6 +45,8 @@ class Engine:
         *,
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
         gsi_lag_ms: int = 0,
+        index_allocation_ms: int = 0,
+        index_backfill_ms: int = 0,
         ttl_delay: float = 0.0,
         background: bool = True,
         emulate_throughput: bool = False,
@@ -81,8 +84,9 @@ class Engine:
         self.transactions = TransactionOps(store, rules, self.clock, meter=self.meter)
         self.reads = ReadOps(store, self.meter)
         self.vectors = VectorSearch(store, approximate=vector_index == "approximate")
-        self.index_jobs = IndexJobs(store, self.catalog)
-        self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs)
+        self.index_jobs = IndexJobs(store, self.catalog, self.clock)
+        self.table_updates = TableUpdates(store, self.catalog, self.tables, self.index_jobs,
+                                          IndexTiming(index_allocation_ms / 1000, index_backfill_ms / 1000))
         self.tags = TagOps(store, self.catalog, self.tables)
         self.backups = BackupOps(store, self.catalog, self.clock)
         self.policies = PolicyOps(store, self.catalog, region, self.clock)

@@ -60,6 +60,8 @@ class LocalPartita:
         in_memory: bool | None = None,
         region: str = "us-east-1",
         gsi_lag_ms: int | None = None,
+        index_backfill_ms: int | None = None,
+        index_allocation_ms: int | None = None,
         ttl_delay: float | None = None,
         clock_offset: float | None = None,
         item_collection_limit: int | None = None,
@@ -82,7 +84,8 @@ class LocalPartita:
         for name, path in (("auth", auth), ("tls_cert", tls_cert), ("tls_key", tls_key)):
             if path is not None:
                 given[name] = Path(path)
-        for name, value in (("gsi_lag_ms", gsi_lag_ms), ("ttl_delay", ttl_delay),
+        for name, value in (("gsi_lag_ms", gsi_lag_ms), ("index_backfill_ms", index_backfill_ms),
+                            ("index_allocation_ms", index_allocation_ms), ("ttl_delay", ttl_delay),
                             ("clock_offset", clock_offset), ("item_collection_limit", item_collection_limit)):
             if value is not None:
                 given[name] = value

@@ -230,6 +230,7 @@ def _check_stream(request: dict[str, Any]) -> None:
 
 
 def validate_create_table(request: dict[str, Any]) -> None:
+    check_global_table_members("CreateTable", request)
     _check_billing(request)
     defined = _Names([d["AttributeName"] for d in request["AttributeDefinitions"]])
     if len(defined._set) < len(defined):
@@ -246,22 +247,58 @@ def validate_create_table(request: dict[str, Any]) -> None:
     _check_stream(request)
 
 
-_UPDATE_MEMBERS = (
-    "ProvisionedThroughput", "BillingMode", "StreamSpecification", "GlobalSecondaryIndexUpdates",
-    "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
-    "WarmThroughput", "TableClass", "VectorIndexUpdates",
+#: UpdateTable members that ask for a change; an UpdateTable with none of them is refused.
+_CHANGES = (
+    "ProvisionedThroughput", "BillingMode", "StreamSpecification", "SSESpecification", "ReplicaUpdates",
+    "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
+    "GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled",
 )
+#: Index update lists: empty, they count as absent for that rule, and are refused beside a change.
+_INDEX_UPDATES = ("GlobalSecondaryIndexUpdates", "VectorIndexUpdates")
+#: The members DynamoDB's "At least one of ... is required" names, in its order (recorded in 2026,
+#: with three that are not in the public model). A member the request did send (MultiRegionConsistency,
+#: which alone changes nothing) is left out of the list, as recorded.
+_REQUIRED_LIST = (
+    "ProvisionedThroughput", "BillingMode", "UpdateStreamEnabled", "GlobalSecondaryIndexUpdates",
+    "SSESpecification", "ReplicaUpdates", "MultiAccountReplicaReady", "ReplicaTransitRoleArn",
+    "MultiRegionConsistency", "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
+)
+#: Global-table members, refused until Partita has global tables: never silently dropped.
+_GLOBAL_TABLE_MEMBERS = {
+    "UpdateTable": ("ReplicaUpdates", "GlobalTableWitnessUpdates", "MultiRegionConsistency",
+                    "GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled"),
+    "CreateTable": ("GlobalTableSourceArn", "GlobalTableSettingsReplicationMode"),
+}
+
+
+def _nothing_to_change(request: dict[str, Any]) -> ValidationException:
+    names = [name for name in _REQUIRED_LIST if not request.get(name)]
+    return ValidationException(f"At least one of {', '.join(names[:-1])} or {names[-1]} is required")
+
+
+def check_global_table_members(operation: str, request: dict[str, Any]) -> None:
+    """Refuse a global-table member by name: Partita has no replicas yet (a later issue).
+
+    Accepting and dropping one made Terraform's `replica {}` wait forever for
+    a replica that never came. The text is Partita's own, not DynamoDB's
+    (there is nothing of DynamoDB's to copy for a feature it has).
+    """
+    for member in _GLOBAL_TABLE_MEMBERS[operation]:
+        if request.get(member) is not None:
+            raise ValidationException(
+                f"{member} is not supported: Partita does not implement global tables (replicas) yet"
+            )
 
 
 def validate_update_table(request: dict[str, Any]) -> None:
     """The request-level rules of UpdateTable; the rest depend on the table and live in the engine."""
-    if not any(member in request for member in _UPDATE_MEMBERS):
-        raise ValidationException(
-            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates, "
-            "SSESpecification, ReplicaUpdates, MultiAccountReplicaReady, ReplicaTransitRoleArn, "
-            "MultiRegionConsistency, DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass "
-            "is required"
-        )
+    if not any(request.get(m) is not None for m in _CHANGES) and not any(request.get(m) for m in _INDEX_UPDATES):
+        raise _nothing_to_change(request)
+    for member in _INDEX_UPDATES:
+        if request.get(member) == []:
+            # Recorded for GlobalSecondaryIndexUpdates (2026); VectorIndexUpdates' by analogy (unconfirmed).
+            raise _invalid(f"List of {member} is empty")
+    check_global_table_members("UpdateTable", request)
     for update in request.get("GlobalSecondaryIndexUpdates") or []:
         actions = [a for a in ("Create", "Update", "Delete") if a in update]
         if not actions:

@@ -26,6 +26,20 @@ def _key_bytes(attr: KeyAttribute, value: str) -> int:
     return 0  # numbers are bounded by their 38 digits, DynamoDB never rejects them here
 
 
+def key_value_bytes(kind: str, value: str, limit: int) -> int:
+    """The size of an S or B key value, or 0 when it is surely within `limit` (no encoding then).
+
+    A character is at most 4 UTF-8 bytes and 4 base64 characters carry 3
+    bytes, so short values are within any key limit without measuring: the
+    common case costs a len(). Numbers are never too large.
+    """
+    if kind == "S":
+        return 0 if len(value) * 4 <= limit else len(value.encode())
+    if kind == "B":
+        return 0 if len(value) <= limit else len(value) * 3 // 4 - value[-2:].count("=")
+    return 0
+
+
 def _check_value(attr: KeyAttribute, value: str, is_hash: bool, empty_prefix: str) -> None:
     if value == "" and attr.type in _EMPTY_KIND:
         raise ValidationException(

@@ -10,6 +10,12 @@ and the index itself in one transaction, so no write can leave an orphan.
 After a restart, unfinished jobs start again from the catalog's statuses.
 With several worker processes only the holder of the store's duty lock
 works on them, as DESIGN.md asks of background duties.
+
+Each change also waits out its phases on the server clock (`index_phases`):
+resource allocation before the backfill starts, the backfill's minimum
+time before ACTIVE, the DELETING time before the drop. While a job waits,
+the thread sleeps until the deadline, looking at the clock a few times a
+second so that a `partita clock advance` from any process is seen.
 """
 
 from __future__ import annotations
@@ -25,20 +31,26 @@ import orjson
 from ...storage.base import Conflict, Store
 from ..items.writes import store_index_entry
 from ..model.keys import prefix_successor
+from ..time.clock import Clock
 from ..vector import jobs as vector_jobs
+from . import index_phases as phases
 from .catalog import Catalog
+from .definitions import prune_definitions
 from .schema import Table
 
 log = logging.getLogger("partita.index_jobs")
 BATCH_ROWS = 500
 #: How often a process without the duty lock looks again while jobs remain.
 RETRY_SECONDS = 0.2
+#: Longest sleep while a job waits for a phase deadline: how soon a clock advance is seen.
+POLL_SECONDS = 0.1
 
 
 class IndexJobs:
-    def __init__(self, store: Store, catalog: Catalog) -> None:
+    def __init__(self, store: Store, catalog: Catalog, clock: Clock | None = None) -> None:
         self._store = store
         self._catalog = catalog
+        self._clock = Clock(store) if clock is None else clock
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -63,6 +75,7 @@ class IndexJobs:
         """
         with self._lock:
             self._stopped.set()
+            self._wake.set()  # end a wait for a phase deadline now
             thread = self._thread
         if thread is not None:
             thread.join(5)
@@ -72,53 +85,83 @@ class IndexJobs:
 
         A process that does not get the lock waits and looks again, so a job
         is never left behind when the holder finishes just as it is created.
+        The holder sleeps while its jobs wait for phase deadlines; a kick (a
+        new change in this process) wakes it at once.
         """
         stopped = self._stopped
         while not stopped.is_set() and (self._wake.is_set() or self._pending()):
             self._wake.clear()
+            pause = RETRY_SECONDS
             with self._store.duty_lock() as leader:
                 if leader:
                     try:
-                        while not stopped.is_set() and self._step():
-                            pass
+                        due = self._work()
                     except Conflict:  # a concurrent writer won this batch (PostgreSQL): run it again
                         self._wake.set()
                         continue
                     except Exception:  # a failed job is retried on the next kick, never lost
                         log.exception("index job failed")
                         return
-                    continue
-            stopped.wait(RETRY_SECONDS)
+                    if due is None:
+                        continue
+                    pause = min(max(due - self._clock.now(), 0.0), POLL_SECONDS)
+            self._wake.wait(pause)
+
+    def _work(self) -> float | None:
+        """Take every step that is due; the earliest deadline still ahead, or None when nothing is left."""
+        while not self._stopped.is_set():
+            outcome = self._step()
+            if outcome is not True:
+                return outcome
+        return None
 
     def _pending(self) -> bool:
         for name in list(self._catalog.names(None)):
             table = self._catalog.get(name)
-            if table is not None and (any(
-                d.get("IndexStatus") in ("CREATING", "DELETING")
-                for d in table.description.get("GlobalSecondaryIndexes", [])
-            ) or vector_jobs.pending(table.description)):
+            if table is not None and _online_change(table.description) is not None:
                 return True
         return False
 
-    def _step(self) -> bool:
-        """Do one unit of work; False when there is nothing left."""
+    def _step(self) -> bool | float | None:
+        """Do one unit of work (True); else the earliest phase deadline ahead, or None if no job is left."""
+        now = self._clock.now()
+        earliest: float | None = None
         for name in list(self._catalog.names(None)):
             table = self._catalog.get(name)
             if table is None:
                 continue
-            for doc in table.description.get("GlobalSecondaryIndexes", []):
-                status = doc.get("IndexStatus")
-                if status == "DELETING":
-                    self._drop(name, doc["IndexName"])
-                    return True
-                if status == "CREATING":
-                    self._backfill_batch(name, doc["IndexName"])
-                    return True
-            vector_index = vector_jobs.pending(table.description)
-            if vector_index is not None:
-                vector_jobs.step(self._store, self._catalog, name, vector_index, self._put_description)
-                return True
-        return False
+            found = _online_change(table.description)
+            if found is None:
+                continue
+            kind, doc = found
+            due = phases.waiting_until(table.description, doc, now)
+            if due is not None:
+                earliest = due if earliest is None else min(earliest, due)
+                continue
+            self._advance(table, kind, doc, now)
+            return True
+        return earliest
+
+    def _advance(self, table: Table, kind: str, doc: dict[str, Any], now: float) -> None:
+        """One transaction of the change `doc` describes, in the phase it is in."""
+        table_name, index_name = table.name, doc["IndexName"]
+        if doc["IndexStatus"] == "CREATING" and phases.allocating(doc):
+            self._phase_change(table_name, index_name, phases.end_allocation)
+        elif doc["IndexStatus"] == "CREATING" and phases.filled(table.description, index_name):
+            self._phase_change(table_name, index_name, phases.activate)
+        elif kind == "VectorIndexes":
+            vector_jobs.step(self._store, self._catalog, table_name, index_name, self._put_description, now)
+        elif doc["IndexStatus"] == "DELETING":
+            self._drop(table_name, index_name)
+        else:
+            self._backfill_batch(table_name, index_name, now)
+
+    def _phase_change(self, table_name: str, index_name: str, change: Callable[[dict[str, Any], str], None]) -> None:
+        with self._store.write() as txn:
+            table = self._catalog.get(table_name, txn)
+            if table is None:
+                return
+            self._mutate(txn, table, lambda description: change(description, index_name))
 
     def _put_description(self, txn: Any, table: Table, description: dict[str, Any]) -> None:
         self._catalog.put(txn, Table.from_description(description, table.table_id))
@@ -146,10 +189,12 @@ class IndexJobs:
                     del description["GlobalSecondaryIndexes"]
                 description["_IndexIds"].pop(index_name, None)
                 description.pop("_Backfill", None)
+                phases.forget(description, index_name)
+                prune_definitions(description)
 
             self._mutate(txn, table, remove)
 
-    def _backfill_batch(self, table_name: str, index_name: str) -> None:
+    def _backfill_batch(self, table_name: str, index_name: str, now: float) -> None:
         with self._store.write(exclusive=True) as txn:
             table = self._catalog.get(table_name, txn)
             index = None if table is None else table.index(index_name)
@@ -168,11 +213,25 @@ class IndexJobs:
                 progress = description.setdefault("_Backfill", {})
                 if len(rows) < BATCH_ROWS:
                     progress.pop(index_name, None)
-                    for doc in description["GlobalSecondaryIndexes"]:
-                        if doc["IndexName"] == index_name:
-                            doc["IndexStatus"] = "ACTIVE"
-                            doc.pop("Backfilling", None)
+                    if not progress:
+                        del description["_Backfill"]
+                    phases.finish_backfill(description, index_name, now)
                 else:
                     progress[index_name] = rows[-1][0].hex()
 
             self._mutate(txn, table, advance)
+
+
+def _online_change(description: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The index (kind, document) a table is creating or deleting, if any.
+
+    A table being restored or imported is skipped: its job builds every
+    index with the table and makes them ACTIVE with it.
+    """
+    if "_Restoring" in description:
+        return None
+    for kind in phases.KINDS:
+        for doc in description.get(kind, ()):
+            if doc.get("IndexStatus") in ("CREATING", "DELETING"):
+                return kind, doc
+    return None

@@ -137,6 +137,13 @@ class TableOps:
             self._catalog.put(txn, Table.from_description(description, table_id))
         out = _without_private(description)
         out["TableStatus"] = "CREATING"
+        if "GlobalSecondaryIndexes" in out:
+            # The answer shows the indexes CREATING with the table, without their WarmThroughput
+            # (recorded on the service in 2026); DescribeTable has them ACTIVE at once.
+            out["GlobalSecondaryIndexes"] = [
+                {k: v for k, v in {**doc, "IndexStatus": "CREATING"}.items() if k != "WarmThroughput"}
+                for doc in out["GlobalSecondaryIndexes"]
+            ]
         return out
 
     def _describe_new(self, request: dict[str, Any], table_id: int) -> dict[str, Any]:
@@ -216,6 +223,10 @@ class TableOps:
         return out
 
     def _live_index(self, table: Table, doc: dict[str, Any]) -> dict[str, Any]:
+        if doc.get("IndexStatus") == "CREATING":
+            # A new index reports 0 items and bytes until it is built, as DynamoDB's
+            # do (its counts refresh every six hours); live counts start once ACTIVE.
+            return doc
         index = table.index(doc["IndexName"])
         assert index is not None
         start = index.prefix

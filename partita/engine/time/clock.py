@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import time
 
-from ...storage.base import Store
+from ...storage.base import Conflict, Store
 
 CLOCK_ROW = b"\x00clock"
+#: Tries of a clock write that meets a store conflict.
+_ATTEMPTS = 10
 
 
 wall_now = time.time
@@ -65,15 +67,26 @@ class Clock:
         return time.time() + self._offset
 
     def advance(self, seconds: float) -> float:
-        """Move the clock forward by `seconds` (never back); the new offset."""
+        """Move the clock forward by `seconds` (never back); the new offset.
+
+        Run again when the store reports a conflict: on PostgreSQL a catalog
+        change by another thread (an index job moving a phase) makes this
+        write CatalogMoved, and the admin API has no retry loop of its own.
+        """
         if seconds < 0:
             raise ValueError("the clock only moves forward")
-        with self._store.write() as txn:
-            raw = txn.get(CLOCK_ROW)
-            offset = (0.0 if raw is None else float(raw)) + seconds
-            txn.put(CLOCK_ROW, repr(offset).encode())
-            txn.bump_generation()
-        return offset
+        for attempt in range(_ATTEMPTS):
+            try:
+                with self._store.write() as txn:
+                    raw = txn.get(CLOCK_ROW)
+                    offset = (0.0 if raw is None else float(raw)) + seconds
+                    txn.put(CLOCK_ROW, repr(offset).encode())
+                    txn.bump_generation()
+                return offset
+            except Conflict:
+                if attempt == _ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def set_offset(self, seconds: float) -> None:
         """Start the clock `seconds` ahead of wall time (`partita serve --clock-offset`)."""

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException
+from ..tables.definitions import check_new_vector_attribute
+from ..tables.index_phases import IndexTiming, begin_create, begin_delete
 from ..tables.projections import check_projection
 from .model import MAX_DIMENSIONS, MAX_VECTOR_INDEXES
 
@@ -187,22 +189,29 @@ def check_update(description: dict[str, Any], request: dict[str, Any], billing: 
         # not merged with the table's.
         check_vector_index(spec, None if definitions is None else
                            {d["AttributeName"]: d["AttributeType"] for d in definitions})
+        check_new_vector_attribute(description, spec)
         check_billing(billing)
         if len(current) >= MAX_VECTOR_INDEXES:
             raise LimitExceededException(f"{INVALID}VectorIndex count exceeds the per-table limit of {MAX_VECTOR_INDEXES}")
         check_dimensions_agree([*current, spec])
 
 
-def apply_update(description: dict[str, Any], request: dict[str, Any]) -> None:
-    """Mark the change: a new index CREATING (backfilled by index_jobs), a deleted one DELETING."""
+def apply_update(description: dict[str, Any], request: dict[str, Any], now: float, timing: IndexTiming) -> None:
+    """Mark the change: a new index CREATING (backfilled by index_jobs), a deleted one DELETING.
+
+    Its phases are timed as a GSI's (`index_phases`): no record of a vector
+    index's own phases was found, so they follow the GSI's (unconfirmed).
+    """
     for update in request.get("VectorIndexUpdates") or []:
         if "Create" in update:
             spec = update["Create"]
-            description.setdefault("VectorIndexes", []).append(
-                vector_document(spec, description["TableArn"], "CREATING"))
+            doc = vector_document(spec, description["TableArn"], "CREATING")
+            doc["Backfilling"] = begin_create(description, spec["IndexName"], now, timing)
+            description.setdefault("VectorIndexes", []).append(doc)
             _new_id(description, spec["IndexName"])
         else:
             for doc in description.get("VectorIndexes", []):
                 if doc["IndexName"] == update["Delete"]["IndexName"]:
                     doc["IndexStatus"] = "DELETING"
                     doc.pop("Backfilling", None)
+                    begin_delete(description, doc["IndexName"], now, timing)

@@ -214,7 +214,7 @@ def live_documents(view: ReadView, table: Any, docs: list[dict[str, Any]]) -> li
     by_name = {i.name: i for i in table.vector_indexes}
     for doc in docs:
         index = by_name.get(doc["IndexName"])
-        if index is None:
+        if index is None or index.status == "CREATING":  # 0 until built, as a GSI (engine/tables.py)
             out.append(doc)
             continue
         end = prefix_successor(index.prefix)

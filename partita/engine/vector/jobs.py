@@ -4,7 +4,9 @@ Same scheme as the GSI jobs: small transactions that re-read the rows they
 index, a cursor kept in the table description (`_VectorBackfill`), client
 writes maintaining the CREATING index meanwhile (the write path skips only
 DELETING indexes), and a drop that removes the rows, the version counter
-and the index document in one commit.
+and the index document in one commit. `index_jobs` calls `step` only when
+the change's phase allows work (`index_phases`); a finished backfill waits
+there for its minimum time before the index is ACTIVE.
 """
 
 from __future__ import annotations
@@ -17,22 +19,16 @@ import orjson
 
 from ...storage.base import Store, WriteTxn
 from ..model.keys import prefix_successor
+from ..tables import index_phases as phases
+from ..tables.definitions import prune_definitions
 from .entries import backfill_entry, bump_version
 
 BATCH_ROWS = 500
 
 
-def pending(description: dict[str, Any]) -> str | None:
-    """The name of a vector index with work left, or None."""
-    for doc in description.get("VectorIndexes", []):
-        if doc.get("IndexStatus") in ("CREATING", "DELETING"):
-            return doc["IndexName"]
-    return None
-
-
 def step(store: Store, catalog: Any, table_name: str, index_name: str,
-         put: Callable[[WriteTxn, Any, dict[str, Any]], None]) -> None:
-    """One transaction of work on one index; `put` stores a changed description."""
+         put: Callable[[WriteTxn, Any, dict[str, Any]], None], now: float) -> None:
+    """One transaction of work on one index (at server time `now`); `put` stores a changed description."""
     with store.write() as txn:
         table = catalog.get(table_name, txn)
         if table is None:
@@ -55,6 +51,11 @@ def step(store: Store, catalog: Any, table_name: str, index_name: str,
             else:
                 del description["VectorIndexes"]
             description["_IndexIds"].pop(index_name, None)
+            description.get("_VectorBackfill", {}).pop(index_name, None)
+            if not description.get("_VectorBackfill", True):
+                del description["_VectorBackfill"]
+            phases.forget(description, index_name)
+            prune_definitions(description)
             put(txn, table, description)
             return
         cursors = description.setdefault("_VectorBackfill", {})
@@ -70,10 +71,7 @@ def step(store: Store, catalog: Any, table_name: str, index_name: str,
             bump_version(txn, index)
         if len(rows) < BATCH_ROWS:
             cursors.pop(index_name, None)
-            for doc in description["VectorIndexes"]:
-                if doc["IndexName"] == index_name:
-                    doc["IndexStatus"] = "ACTIVE"
-                    doc.pop("Backfilling", None)
+            phases.finish_backfill(description, index_name, now)
         else:
             cursors[index_name] = rows[-1][0].hex()
         if not cursors:
