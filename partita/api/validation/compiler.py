@@ -22,6 +22,7 @@ from .leaves import (
     as_integer,
     blob_leaf,
     boolean_leaf,
+    data_plane_table_leaf,
     double_leaf,
     integer_leaf,
     serialization,
@@ -156,6 +157,8 @@ class ShapeCompiler:
         kind = shape["type"]
         if shape_name == "TableArn":
             return table_arn_leaf(self.shapes)
+        if shape_name == "DataPlaneTableArn":
+            return data_plane_table_leaf(self.shapes)
         if kind == "string":
             return string_leaf(shape_name, shape)
         if kind in ("integer", "long"):

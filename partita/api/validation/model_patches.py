@@ -37,11 +37,12 @@ SHAPE_REPLACEMENTS: dict[str, dict[str, Any]] = {
 }
 
 # Single-table data-plane operations check TableName with the model's own
-# TableArn constraint (length 1..1024, no pattern): observed on the service in
-# 2026 ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem),
-# where control-plane operations still apply the TableName rules (3..255 and
-# the pattern; see leaves.table_arn_leaf). A name that passes but names no
-# table is then ResourceNotFoundException.
+# TableArn constraint (length 1..1024) first: observed on the service in 2026
+# ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem), where
+# control-plane operations apply the TableName rules at once (3..255 and the
+# pattern; see leaves.table_arn_leaf). A data-plane name that passes and is
+# not an ARN then meets the TableName rules too (leaves.data_plane_table_leaf:
+# "bad!table!name" is the pattern clause, before any lookup, issue 26 N1).
 _DATA_PLANE_INPUTS = ("GetItemInput", "PutItemInput", "UpdateItemInput", "DeleteItemInput", "QueryInput", "ScanInput")
 
 #: New shapes that start as copies of a model shape.
