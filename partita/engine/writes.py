@@ -21,7 +21,7 @@ from ..storage.base import ReadView, WriteTxn
 from .capacity import write_units
 from .gsi_lag import GsiLag
 from .keys import encode_partition, partition_hash, prefix_successor
-from .schema import Index, Table
+from .schema import Index, KeyAttribute, Table
 from .sizes import item_size
 from .ttl_index import index_expiry
 from .vector.entries import check_vector_item, write_vector_entries
@@ -53,6 +53,14 @@ class WriteEffects:
         target[index.name] = target.get(index.name, 0.0) + units
 
 
+def _empty_index_key(index_name: str, attr: KeyAttribute) -> ValidationException:
+    return ValidationException(
+        "One or more parameter values are not valid. A value specified for a secondary index key "
+        "is not supported. The AttributeValue for a key attribute cannot contain an empty "
+        f"{_EMPTY_KIND[attr.type]} value. IndexName: {index_name}, IndexKey: {attr.name}"
+    )
+
+
 def check_index_keys(table: Table, item: Item) -> None:
     """Index key attributes, where present, must have the declared type and not be empty."""
     if table.vector_indexes:
@@ -69,11 +77,23 @@ def check_index_keys(table: Table, item: Item) -> None:
                     f"{attr.name} Expected: {attr.type} Actual: {actual} IndexName: {index.name}"
                 )
             if value[attr.type] == "" and attr.type in _EMPTY_KIND:
-                raise ValidationException(
-                    "One or more parameter values are not valid. A value specified for a secondary index key "
-                    "is not supported. The AttributeValue for a key attribute cannot contain an empty "
-                    f"{_EMPTY_KIND[attr.type]} value. IndexName: {index.name}, IndexKey: {attr.name}"
-                )
+                raise _empty_index_key(index.name, attr)
+
+
+def check_index_key_values(table: Table, item: Item) -> None:
+    """The part of check_index_keys a transaction answers with a plain ValidationException.
+
+    Empty index key values (of the declared type) and vector values; a value
+    of another type is that action's cancellation reason instead (checked
+    later by check_index_keys, engine/transactions.py).
+    """
+    if table.vector_indexes:
+        check_vector_item(table, item)
+    for index in table.indexes:
+        for attr in index.key_attributes:
+            value = item.get(attr.name)
+            if value is not None and value.get(attr.type) == "" and attr.type in _EMPTY_KIND:
+                raise _empty_index_key(index.name, attr)
 
 
 def _entry(table: Table, index: Index, item: Item | None) -> tuple[bytes, Item] | None:
