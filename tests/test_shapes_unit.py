@@ -447,7 +447,8 @@ def test_numeric_minimum_and_maximum() -> None:
         + clause("'101'", "limit", "have value less than or equal to 100")
     )
     message = shape_error("Scan", {"TableName": "abc", "Segment": -1, "TotalSegments": 1000001})
-    assert clause("'-1'", "segment", "have value greater than or equal to 0") in message
+    # Scan's Segment in the 2026 framework wording: no value, the member as sent.
+    assert "Value at 'Segment' failed to satisfy constraint: Member must have value greater than or equal to 0" in message
     assert (
         clause("'1000001'", "totalSegments", "have value less than or equal to 1000000") in message
     )

@@ -9,6 +9,7 @@ clause for each rule it breaks: the pattern [a-zA-Z0-9_.-]+ and the length
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -105,18 +106,25 @@ def test_a_bad_table_name_in_a_batch_is_one_clause_about_the_map(
     endpoint: str, operation: str, bad: tuple[str, list[str]]
 ) -> None:
     name, _ = bad
-    response = raw_request(endpoint, operation, BATCHES[operation](name))
+    request = BATCHES[operation](name)
+    response = raw_request(endpoint, operation, request)
     assert response.status == 400
     body = response.json()
     assert body["__type"] == VALIDATE
-    # The map's echo is the service's rendering of the request; the rest is exact.
+    rules = f"Map keys must satisfy constraint: [{TOO_LONG}, {TOO_SHORT}, {PATTERN}]"
+    if operation == "BatchGetItem":
+        # Echoed as JSON (captured in us-east-1 and eu-west-2, 2026-10-09).
+        echo = json.dumps(request["RequestItems"], separators=(",", ":"), ensure_ascii=False)
+        assert body["message"] == (
+            f"1 validation error detected: Value '{echo}' at 'requestItems' failed to satisfy constraint: {rules}")
+        return
+    # BatchWriteItem's echo is Java's rendering of the request objects; the rest is exact.
     assert re.fullmatch(
-        r"1 validation error detected: Value '\{.*\}' at 'requestItems' failed to satisfy constraint: "
-        + re.escape(f"Map keys must satisfy constraint: [{TOO_LONG}, {TOO_SHORT}, {PATTERN}]"),
+        r"1 validation error detected: Value '\{.*\}' at 'requestItems' failed to satisfy constraint: " + re.escape(rules),
         body["message"],
         re.DOTALL,
     ), body["message"]
-    assert body["message"].startswith("1 validation error detected: Value '{" + name)
+    assert body["message"].startswith("1 validation error detected: Value '{" + name + "=")
 
 
 def test_the_rules_come_before_the_table_lookup(endpoint: str, ddb: Any) -> None:

@@ -45,6 +45,25 @@ SHAPE_REPLACEMENTS: dict[str, dict[str, Any]] = {
 # "bad!table!name" is the pattern clause, before any lookup, issue 26 N1).
 _DATA_PLANE_INPUTS = ("GetItemInput", "PutItemInput", "UpdateItemInput", "DeleteItemInput", "QueryInput", "ScanInput")
 
+# The service's newer "validation framework" words some constraints without
+# echoing the value and names the member as sent (PascalCase): "1 validation
+# error detected: Value at 'Limit' failed to satisfy constraint: Member must
+# have value greater than or equal to 1". Rolled out member by member and region
+# by region in 2026; these are the members a 2026 conformance suite records in
+# that form in its pinned region (eu-west-2): Query's Limit, Scan's Limit and
+# Segment, BatchGetItem's RequestItems (empty) and a table's Keys (empty or
+# over 100). Everything else keeps coral's form. See docs/decisions.md.
+#: (structure, member) of scalar members worded by the framework.
+FRAMEWORK_MEMBERS: frozenset[tuple[str, str]] = frozenset({
+    ("QueryInput", "Limit"), ("ScanInput", "Limit"), ("ScanInput", "Segment"),
+})
+#: List and map shapes whose length the framework words.
+FRAMEWORK_LENGTHS: frozenset[str] = frozenset({"BatchGetRequestMap", "KeyList"})
+#: Maps whose key clause echoes the map as JSON ("Value '{"bad!name":{"Keys":[...]}}' at
+#: 'requestItems' ... Map keys must satisfy constraint: [...]", BatchGetItem, captured in
+#: us-east-1 and eu-west-2 on 2026-10-09); BatchWriteItem's echo is still Java's rendering.
+JSON_ECHO_MAPS: frozenset[str] = frozenset({"BatchGetRequestMap"})
+
 #: New shapes that start as copies of a model shape.
 ALIASES = {"DataPlaneTableArn": "TableArn"}
 
