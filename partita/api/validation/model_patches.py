@@ -64,6 +64,13 @@ FRAMEWORK_LENGTHS: frozenset[str] = frozenset({"BatchGetRequestMap", "KeyList"})
 #: us-east-1 and eu-west-2 on 2026-10-09); BatchWriteItem's echo is still Java's rendering.
 JSON_ECHO_MAPS: frozenset[str] = frozenset({"BatchGetRequestMap"})
 
+#: Operations that refuse a missing member with their own sentence before any
+#: constraint is checked: CreateTable without TableName is "The parameter
+#: 'TableName' is required but was not present in the request" (dynalite's
+#: recordings, old and new; listed among the 2026 observations Partita's notes
+#: collect), where a missing KeySchema is coral's clause (ack-api-quirks, 2026).
+REQUIRED_FIRST: dict[str, str] = {"CreateTable": "TableName"}
+
 #: New shapes that start as copies of a model shape.
 ALIASES = {"DataPlaneTableArn": "TableArn"}
 
