@@ -187,7 +187,7 @@ class _DilatedTime:
 
 
 def serve_dilated(speed: float, argv: list[str]) -> None:
-    import partita.engine.clock as clock
+    import partita.engine.time.clock as clock
     from partita.cli import main as partita_main
 
     dilated = _DilatedTime(speed)

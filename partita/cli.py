@@ -283,7 +283,7 @@ def _check_security_flags(args: argparse.Namespace) -> None:
 def _set_clock(args: argparse.Namespace, store: Any) -> None:
     """`--clock-offset`: set once, before any worker serves (the offset lives in the store)."""
     if args.clock_offset is not None:
-        from .engine.clock import Clock
+        from .engine.time.clock import Clock
 
         Clock(store).set_offset(args.clock_offset)
 

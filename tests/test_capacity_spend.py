@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from partita.engine.items.actions import ActionKind, ItemAction
 
 from partita.engine.capacity import spend
 from partita.engine.capacity.buckets import READ, WRITE
@@ -22,7 +23,6 @@ from partita.engine.capacity.partitions import HASH_OFFSET, HASH_SPACE
 from partita.engine.capacity.resources import DEBT_AT, LEVEL_AT, Resource, tokens_at
 from partita.engine.capacity.spend import DONE, SAMPLE, SHORT, py_one, py_writes
 from partita.engine.capacity.units import write_need
-from partita.engine.items import ActionKind, ItemAction
 
 ACCELERATED = pytest.mark.skipif(not spend.ACCELERATED, reason="the C accelerator is not built")
 IMPLEMENTATIONS = [

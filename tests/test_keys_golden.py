@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.engine.keys import (
+from partita.engine.model.keys import (
     encode_partition,
     encode_sort,
     encode_tuple,

@@ -21,8 +21,8 @@ from conftest import STORE
 
 from partita.api.dispatch import handle
 from partita.engine.engine import Engine
+from partita.engine.items.writes import store_item
 from partita.engine.streams.keys import RECORD_SPACE
-from partita.engine.writes import store_item
 from partita.storage.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.skipif(STORE != "memory", reason="engine level, store-independent: runs once")

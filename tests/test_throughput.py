@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from capacity_helpers import admin, advance, put_patiently, strict_client, throttle_of
 from conftest import STORE, Server, create_table, launch
 
-from partita.engine.keys import partition_hash
+from partita.engine.model.keys import partition_hash
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/"
 PROVISIONED_MESSAGE = (

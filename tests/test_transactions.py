@@ -21,14 +21,14 @@ from test_indexes import attr, create_indexed, gsi, lsi
 
 from partita.engine.engine import Engine
 from partita.engine.expressions import parse_update
-from partita.engine.items import prepare_update
-from partita.engine.transactions import (
+from partita.engine.items.single import prepare_update
+from partita.engine.items.transactions import (
     ClientToken,
     IdempotentParameterMismatchException,
     TransactionOps,
 )
-from partita.engine.updates import bind_update
-from partita.engine.writes import WriteRules
+from partita.engine.items.updates import bind_update
+from partita.engine.items.writes import WriteRules
 from partita.storage.sqlite import SQLiteStore
 
 CANCELLED = "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]"

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.engine.serialization_errors import check_item_types
-from partita.engine.sizes import item_size, value_size
-from partita.engine.values import (
+from partita.engine.model.serialization_errors import check_item_types
+from partita.engine.model.sizes import item_size, value_size
+from partita.engine.model.values import (
     compare,
     normalize_item,
     normalize_number,

@@ -19,7 +19,7 @@ from prometheus_client.registry import Collector
 from ..engine.capacity.partitions import HASH_SPACE, TABLE_MAP, ranges, row_hash
 from ..engine.capacity.stats import BUCKETS
 from ..engine.engine import Engine
-from ..engine.keys import prefix_successor
+from ..engine.model.keys import prefix_successor
 from .backup_metrics import BackupCollector
 
 CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from ..engine.engine import Engine
-from ..engine.reset import reset
+from ..engine.tables.reset import reset
 from .capacity import TABLES, table_route
 from .errors import AdminError
 

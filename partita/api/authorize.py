@@ -32,7 +32,7 @@ from typing import Any
 from ..engine.engine import Engine
 from ..engine.expressions import parse_condition, parse_projection, parse_update
 from ..engine.expressions.ast import And, Compare, Path, Value
-from ..engine.schema import Table
+from ..engine.tables.schema import Table
 from ..errors import DynamoDBError
 
 Context = dict[str, list[str]]

@@ -16,20 +16,15 @@ from typing import Any
 
 import orjson
 
-from ..engine.batch import KeyRead, sum_by_table
 from ..engine.engine import Engine
 from ..engine.expressions import project
 from ..engine.expressions.legacy import translate_attributes_to_get
-from ..engine.item_keys import check_key
-from ..engine.items import (
-    ItemAction,
-    check_item_size,
-    check_listed_key,
-    prepare_delete,
-    prepare_put,
-)
-from ..engine.serialization_errors import check_item_types
-from ..engine.values import normalize_item
+from ..engine.items.actions import ItemAction
+from ..engine.items.batch import KeyRead, sum_by_table
+from ..engine.items.single import check_item_size, check_listed_key, prepare_delete, prepare_put
+from ..engine.model.item_keys import check_key
+from ..engine.model.serialization_errors import check_item_types
+from ..engine.model.values import normalize_item
 from ..errors import DynamoDBError, SerializationException, ValidationException
 from . import conflicts
 from .expression_params import read_expressions

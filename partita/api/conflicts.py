@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.batch import BatchOps, WriteOutcome
 from ..engine.capacity import Consumed
-from ..engine.items import ItemAction
+from ..engine.items.actions import ItemAction
+from ..engine.items.batch import BatchOps, WriteOutcome
 from ..errors import DynamoDBError, ServiceUnavailable, TransactionConflictException
 from ..storage.base import CatalogMoved, Conflict, ItemInTransaction, Stale, Unavailable
 

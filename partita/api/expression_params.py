@@ -19,7 +19,7 @@ from ..engine.expressions import (
     parse_projection,
     parse_update,
 )
-from ..engine.values import MSG_NESTING, normalize_value, normalize_value_one_level_deeper
+from ..engine.model.values import MSG_NESTING, normalize_value, normalize_value_one_level_deeper
 from ..errors import ValidationException
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")

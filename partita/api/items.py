@@ -19,10 +19,11 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_expected,
 )
-from ..engine.items import Condition, UpdateResult, check_item_size
-from ..engine.schema import Table
-from ..engine.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
-from ..engine.values import normalize_item
+from ..engine.items.actions import Condition, UpdateResult
+from ..engine.items.single import check_item_size
+from ..engine.items.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
+from ..engine.model.values import normalize_item
+from ..engine.tables.schema import Table
 from ..errors import ValidationException
 from .expression_params import Expressions, read_expressions
 

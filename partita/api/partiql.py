@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from ..engine.engine import Engine
-from ..engine.transactions import TransactionCanceledException, cancellation
-from ..engine.values import normalize_value
+from ..engine.items.transactions import TransactionCanceledException, cancellation
+from ..engine.model.values import normalize_value
 from ..errors import ConditionalCheckFailedException, DynamoDBError, ValidationException
 from ..partiql import ast, parse
 from ..partiql.compiler import (

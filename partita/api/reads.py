@@ -21,8 +21,8 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_conditions,
 )
-from ..engine.reads import KeySpace, Page, PageSpec, row_hash, segment_bounds
-from ..engine.values import normalize_value
+from ..engine.items.reads import KeySpace, Page, PageSpec, row_hash, segment_bounds
+from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from .expression_params import Expressions, check_usage, read_expressions
 from .validation import reads as rules

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..engine.control.throughput import check_create
 from ..engine.engine import Engine
-from ..engine.tags import check_tags
+from ..engine.tables.tags import check_tags
 from .validation.tables import validate_create_table, validate_update_table
 
 

@@ -31,32 +31,35 @@ from typing import Any
 
 import orjson
 
-from ..engine.batch import KeyRead, sum_by_table
 from ..engine.capacity import Consumed
 from ..engine.engine import Engine
 from ..engine.expressions import project
-from ..engine.item_keys import check_key, check_key_values
-from ..engine.items import (
-    ActionKind,
-    Condition,
-    ItemAction,
+from ..engine.items.actions import ActionKind, Condition, ItemAction
+from ..engine.items.batch import KeyRead, sum_by_table
+from ..engine.items.single import (
     check_item_size,
     prepare_check,
     prepare_delete,
     prepare_put,
     prepare_update,
 )
-from ..engine.schema import Table
-from ..engine.sizes import item_size
-from ..engine.transactions import (
+from ..engine.items.transactions import (
     MAX_TRANSACTION_BYTES,
     TRANSACTION_TOO_LARGE,
     ClientToken,
     check_schemas,
 )
-from ..engine.updates import BoundUpdate, bind_update, check_index_update_paths, check_key_updates
-from ..engine.values import normalize_item
-from ..engine.writes import check_index_key_values
+from ..engine.items.updates import (
+    BoundUpdate,
+    bind_update,
+    check_index_update_paths,
+    check_key_updates,
+)
+from ..engine.items.writes import check_index_key_values
+from ..engine.model.item_keys import check_key, check_key_values
+from ..engine.model.sizes import item_size
+from ..engine.model.values import normalize_item
+from ..engine.tables.schema import Table
 from ..errors import ValidationException
 from .batch import collection_metrics, deserialized_first
 from .expression_params import Expressions, read_expressions

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..engine.capacity.partitions import partition_of, starts_of
 from ..engine.engine import Engine
-from ..engine.keys import partition_hash
-from ..engine.sizes import item_size
+from ..engine.model.keys import partition_hash
+from ..engine.model.sizes import item_size
 from ..errors import DynamoDBError
 from .engine_calls import describe, table_of
 from .items_table import item_rows, table_key_names

@@ -16,8 +16,8 @@ from ..api.validation.shapes import validate_request
 from ..engine.capacity.introspect import hot_keys, partition_map, resource_of
 from ..engine.capacity.partitions import starts_of
 from ..engine.engine import Engine
-from ..engine.reads import Page
-from ..engine.schema import Table
+from ..engine.items.reads import Page
+from ..engine.tables.schema import Table
 from ..errors import AccessDeniedException
 from .web import CALLER, Authorize, ConsoleError
 

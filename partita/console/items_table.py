@@ -6,7 +6,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from ..engine.sizes import item_size
+from ..engine.model.sizes import item_size
 from .values import describe_value
 from .web import table_url
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from ..engine.clock import wall_now
+from ..engine.time.clock import wall_now
 from ..storage.base import Store
 
 SESSION_SPACE = b"\x00console-session/"

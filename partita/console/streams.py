@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from ..engine.engine import Engine
-from ..engine.ttl_index import row_of, table_range
+from ..engine.time.ttl_index import row_of, table_range
 from .engine_calls import describe, may, stream_call, table_of, ttl_status
 from .items import item_url
 from .items_table import table_key_names

@@ -8,32 +8,32 @@ from ..storage.base import Store
 from .backups.changelog import ChangeLog
 from .backups.objects import S3
 from .backups.service import BackupService
-from .batch import BatchOps
 from .capacity.insights import ContributorInsights
 from .capacity.meter import Meter
 from .capacity.partitions import ACCOUNT_MAX_UNITS, PARTITION_SIZE_LIMIT, TABLE_MAX_UNITS
 from .capacity.remote import RemoteBuckets
 from .capacity.splits import SPLIT_HEAT_SECONDS, PartitionSplitter
 from .capacity.stats import ProcessStats
-from .catalog import Catalog
-from .clock import Clock
 from .control.backups import BackupOps
 from .control.policies import PolicyOps
-from .duties import Duties
-from .gsi_lag import GsiLag
-from .index_jobs import IndexJobs
-from .items import ItemOps
-from .reads import ReadOps
+from .items.batch import BatchOps
+from .items.reads import ReadOps
+from .items.single import ItemOps
+from .items.transactions import TransactionOps
+from .items.writes import ITEM_COLLECTION_LIMIT, WriteRules
 from .streams.reader import StreamReader
 from .streams.records import StreamWriter
 from .streams.trim import StreamTrimmer
-from .table_updates import TableUpdates
-from .tables import TableOps
-from .tags import TagOps
-from .transactions import TransactionOps
-from .ttl import TimeToLive
+from .tables.catalog import Catalog
+from .tables.index_jobs import IndexJobs
+from .tables.lifecycle import TableOps
+from .tables.tags import TagOps
+from .tables.updates import TableUpdates
+from .time.clock import Clock
+from .time.duties import Duties
+from .time.gsi_lag import GsiLag
+from .time.ttl import TimeToLive
 from .vector.search import VectorSearch
-from .writes import ITEM_COLLECTION_LIMIT, WriteRules
 
 
 class Engine:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.engine import Engine
-from ..engine.schema import Table
+from ..engine.tables.schema import Table
 from ..errors import ValidationException
 from . import ast
 from .errors import KEY_EQUALITY

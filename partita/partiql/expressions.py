@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.values import normalize_value
+from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from . import ast
 

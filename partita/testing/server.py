@@ -345,7 +345,7 @@ class LocalPartita:
         Returns how many tables were dropped.
         """
         if self.engine is not None:
-            from ..engine.reset import reset
+            from ..engine.tables.reset import reset
 
             return reset(self.engine, keep_clock=keep_clock)
         dropped: int = self._admin("reset", {"keep_clock": keep_clock})["dropped_tables"]

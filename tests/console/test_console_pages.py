@@ -13,7 +13,7 @@ from conftest import create_table
 from console_helpers import item_path, make_table, request, text_between, version_in
 from streams_helpers import advance
 
-from partita.engine.sizes import item_size
+from partita.engine.model.sizes import item_size
 
 
 def test_tables_page_lists_schema_billing_counts_partitions_stream_and_ttl(ddb: Any, endpoint: str, table_name: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from partita.engine.serialization_errors import START_OF_MAP
+from partita.engine.model.serialization_errors import START_OF_MAP
 from partita.errors import shown as shown_text
 
 from .clauses import add_clauses, add_framework_clauses, all_constraints, lower_first, map_clause

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from partita.engine.serialization_errors import START_OF_MAP, json_token_name
+from partita.engine.model.serialization_errors import START_OF_MAP, json_token_name
 from partita.errors import SerializationException
 
 LeafCheck = Callable[[Any], "list[str] | None"]

@@ -37,10 +37,9 @@ from ...engine.expressions import (
     Projection,
     resolve_path,
 )
-from ...engine.item_keys import check_key
-from ...engine.reads import KeySpace, SortCondition
-from ...engine.schema import KeyAttribute
-from ...engine.values import (
+from ...engine.items.reads import KeySpace, SortCondition
+from ...engine.model.item_keys import check_key
+from ...engine.model.values import (
     MSG_EMPTY_AV,
     MSG_EMPTY_BS,
     MSG_EMPTY_SS,
@@ -49,6 +48,7 @@ from ...engine.values import (
     compare,
     normalize_value,
 )
+from ...engine.tables.schema import KeyAttribute
 from ...errors import ShapeValidationException, ValidationException
 from .key_conditions import KeyTerm
 

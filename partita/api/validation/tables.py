@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ...engine.projections import check_projection
+from ...engine.tables.projections import check_projection
 from ...engine.vector import declare as vector_declare
 from ...errors import ValidationException, shown
 

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from ...storage.base import ReadView, WriteTxn
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .keys import counter_key, end_of, log_key, log_n, log_prefix
 
 Item = dict[str, dict[str, Any]]

@@ -30,8 +30,8 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
+from ..tables.catalog import Catalog
+from ..time.clock import Clock
 from .changelog import changes
 from .formats import ion_line, json_line
 from .jobs import BATCH, Job, pace, put_job

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..tables import ACCOUNT_ID
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import ACCOUNT_ID
+from ..time.clock import Clock
 from .errors import (
     ExportConflictException,
     ExportNotFoundException,

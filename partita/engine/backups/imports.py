@@ -38,13 +38,13 @@ import zstandard
 
 from ...errors import ResourceInUseException
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..item_keys import check_item_key
-from ..schema import Table
-from ..sizes import item_size
-from ..tables import TableOps
-from ..writes import WriteRules, store_item
+from ..items.writes import WriteRules, store_item
+from ..model.item_keys import check_item_key
+from ..model.sizes import item_size
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import TableOps
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .errors import ImportConflictException, ImportNotFoundException
 from .export_job import failure_code
 from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line

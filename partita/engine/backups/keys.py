@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import struct
 
-from ..keys import prefix_successor
+from ..model.keys import prefix_successor
 
 LOG_SPACE = b"\x0a"
 COUNTER_SPACE = b"\x0b"

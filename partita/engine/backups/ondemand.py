@@ -17,9 +17,9 @@ import orjson
 
 from ...errors import ResourceInUseException
 from ...storage.base import ReadView, Store, WriteTxn
-from ..catalog import Catalog
-from ..clock import Clock
-from ..tables import TableOps
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import TableOps
+from ..time.clock import Clock
 from .errors import (
     BackupInUseException,
     BackupNotFoundException,

@@ -20,9 +20,9 @@ from typing import Any
 import orjson
 
 from ...storage.base import ReadView, Store, WriteTxn
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .changelog import changes, logging
 from .jobs import BATCH, Job, all_jobs
 from .keys import LOG_SPACE, end_of, job_key, log_key, log_prefix, next_id, pitr_key, snap_prefix

@@ -6,9 +6,9 @@ from typing import Any
 
 from ...errors import ValidationException
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..tables import TableOps
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import TableOps
+from ..time.clock import Clock
 from .errors import (
     InvalidRestoreTimeException,
     PointInTimeRecoveryUnavailableException,

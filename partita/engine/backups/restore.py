@@ -17,10 +17,10 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store, WriteTxn
-from ..catalog import Catalog
-from ..schema import Table
-from ..tables import TableOps
-from ..writes import WriteRules, store_item
+from ..items.writes import WriteRules, store_item
+from ..tables.catalog import Catalog
+from ..tables.lifecycle import TableOps
+from ..tables.schema import Table
 from .changelog import changes
 from .jobs import BATCH, Job, put_job, tally
 from .keys import end_of, job_key, snap_prefix

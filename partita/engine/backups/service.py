@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...storage.base import WriteTxn
-from ..schema import Table
-from ..writes import WriteRules
+from ..items.writes import WriteRules
+from ..tables.schema import Table
 from .exports import Exports
 from .imports import Imports
 from .jobs import Jobs

@@ -27,8 +27,8 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store, WriteTxn
-from ..catalog import Catalog
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
 from .changelog import changes, position
 from .jobs import BATCH, Job, new_job, put_job, tally
 from .keys import end_of, job_key, snap_prefix

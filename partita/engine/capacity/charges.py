@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import DynamoDBError
-from ..schema import Index, Table
-from ..sizes import item_size
+from ..model.sizes import item_size
+from ..tables.schema import Index, Table
 from .meter import READ, WRITE, Charge, Meter
 from .partitions import TABLE_MAP, row_hash
 from .units import write_need, write_units
 
 if TYPE_CHECKING:
-    from ..items import ItemAction
+    from ..items.actions import ItemAction
 
 Item = dict[str, dict[str, Any]]
 
@@ -61,7 +61,7 @@ def _check_kind() -> Any:
     """ActionKind.CHECK, imported once (items imports this module, so not at the top)."""
     global _CHECK
     if _CHECK is None:
-        from ..items import ActionKind
+        from ..items.actions import ActionKind
 
         _CHECK = ActionKind.CHECK
     return _CHECK

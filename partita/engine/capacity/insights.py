@@ -14,9 +14,9 @@ from typing import Any
 
 from ...errors import ResourceNotFoundException
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .partitions import INSIGHTS
 
 STATE = "_ContributorInsightsState"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..schema import Table
+from ..tables.schema import Table
 from .insights import STATE
 from .meter import Meter, Resource
 from .partitions import TABLE_MAP, partition_of, ranges

@@ -59,9 +59,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DynamoDBError
-from .. import clock as clocks
-from ..clock import Clock
-from ..schema import Table
+from ..tables.schema import Table
+from ..time import clock as clocks
+from ..time.clock import Clock
 from .buckets import (
     COOL_SECONDS,
     DIM,

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..schema import Table
+from ..tables.schema import Table
 from .partitions import (
     HASH_OFFSET,
     HASH_SPACE,

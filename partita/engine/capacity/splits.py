@@ -30,10 +30,10 @@ import logging
 import time
 
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
 from ..streams.lifecycle import split_shard
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .meter import Meter
 from .partitions import (
     HASH_SPACE,

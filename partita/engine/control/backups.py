@@ -17,9 +17,9 @@ from typing import Any
 from ...errors import DynamoDBError
 from ...storage.base import Store
 from ..backups import pitr
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 
 DEFAULT_RECOVERY_DAYS = 35
 LATEST_RESTORABLE_LAG = 300.0

@@ -17,9 +17,9 @@ import orjson
 
 from ...errors import DynamoDBError, ResourceNotFoundException, ValidationException
 from ...storage.base import Store
-from ..catalog import Catalog
-from ..clock import Clock
-from ..schema import Table
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .arns import invalid_resource_arn, parse
 
 MAX_POLICY_BYTES = 20 * 1024

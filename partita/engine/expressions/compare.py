@@ -15,7 +15,7 @@ import binascii
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..values import compare, values_equal
+from ..model.values import compare, values_equal
 
 __all__ = ["ORDERED_TYPES", "binary", "compare", "number", "sort_key", "type_of", "values_equal"]
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from partita.errors import ValidationException
 
-from ..values import compare, normalize_value
+from ..model.values import compare, normalize_value
 from .ast import (
     AddAction,
     And,

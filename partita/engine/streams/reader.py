@@ -21,7 +21,7 @@ import orjson
 
 from ...errors import DynamoDBError, ResourceNotFoundException, ValidationException
 from ...storage.base import ReadView, Store
-from ..clock import Clock
+from ..time.clock import Clock
 from .keys import (
     ITERATOR_SECONDS,
     META_SPACE,

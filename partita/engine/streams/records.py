@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...storage.base import WriteTxn
-from ..catalog import Catalog
-from ..clock import Clock
-from ..keys import partition_hash
-from ..schema import Table
-from ..sizes import item_size
+from ..model.keys import partition_hash
+from ..model.sizes import item_size
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
+from ..time.clock import Clock
 from .keys import counter_key, record_key, sequence_text
 
 Item = dict[str, dict[str, Any]]

@@ -14,7 +14,7 @@ import struct
 import orjson
 
 from ...storage.base import Store
-from ..clock import Clock
+from ..time.clock import Clock
 from .keys import META_SPACE, RETENTION_SECONDS, counter_key, meta_key, record_n, record_prefix
 from .lifecycle import read_meta, write_meta
 from .reader import oldest_time

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException
-from ..projections import check_projection
+from ..tables.projections import check_projection
 from .model import MAX_DIMENSIONS, MAX_VECTOR_INDEXES
 
 INVALID = "One or more parameter values were invalid: "

@@ -28,8 +28,8 @@ import orjson
 
 from ...errors import ValidationException
 from ...storage.base import ReadView, WriteTxn
-from ..keys import prefix_successor
-from ..sizes import item_size
+from ..model.keys import prefix_successor
+from ..model.sizes import item_size
 from .model import VectorIndex
 
 Item = dict[str, dict[str, Any]]

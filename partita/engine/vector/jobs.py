@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ...storage.base import Store, WriteTxn
-from ..keys import prefix_successor
+from ..model.keys import prefix_successor
 from .entries import backfill_entry, bump_version
 
 BATCH_ROWS = 500

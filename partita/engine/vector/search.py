@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ...storage.base import ReadView, Store
-from ..keys import prefix_successor
+from ..model.keys import prefix_successor
 from .entries import changes, version
 from .matrix import Matrix, build, value_key
 from .model import VectorIndex

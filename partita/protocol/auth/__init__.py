@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ...api.authorize import Requirements, plain_check_key
-from ...engine.clock import wall_now
 from ...engine.engine import Engine
+from ...engine.time.clock import wall_now
 from ...errors import AccessDeniedException
 from .digest import check
 from .errors import INVALID_TOKEN, UnrecognizedClientException

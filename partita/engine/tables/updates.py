@@ -10,17 +10,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..errors import LimitExceededException, ResourceNotFoundException, ValidationException, shown
-from ..storage.base import Store
-from .capacity.account import check_account
+from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException, shown
+from ...storage.base import Store
+from ..capacity.account import check_account
+from ..control import throughput as warm
+from ..streams.lifecycle import sync_stream
+from ..vector import declare as vector_declare
 from .catalog import Catalog
-from .control import throughput as warm
 from .index_jobs import IndexJobs
+from .lifecycle import TableOps, describe_sse, enable_stream, index_document
 from .projections import check_projection
 from .schema import Table
-from .streams.lifecycle import sync_stream
-from .tables import TableOps, describe_sse, enable_stream, index_document
-from .vector import declare as vector_declare
 
 INVALID = "One or more parameter values were invalid: "
 MAX_GLOBAL_INDEXES = 20

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from typing import Any
 
-from ..errors import ValidationException
-from .expressions import (
+from ...errors import ValidationException
+from ..expressions import (
     AddAction,
     Arith,
     Call,
@@ -46,10 +46,10 @@ from .expressions import (
     project,
     resolve_path,
 )
-from .expressions.ast import Operand, PathElement, UpdateAction
-from .expressions.validate import static_update_paths
-from .schema import Table
-from .values import MAX_NESTING_DEPTH, MSG_NESTING, normalize_number, value_depth
+from ..expressions.ast import Operand, PathElement, UpdateAction
+from ..expressions.validate import static_update_paths
+from ..model.values import MAX_NESTING_DEPTH, MSG_NESTING, normalize_number, value_depth
+from ..tables.schema import Table
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]

@@ -30,11 +30,11 @@ from typing import Any
 
 import orjson
 
-from ..storage.base import ReadView, Store
-from .capacity import Consumed, read_units
-from .capacity.charges import read_charge
-from .capacity.meter import Meter
-from .keys import (
+from ...storage.base import ReadView, Store
+from ..capacity import Consumed, read_units
+from ..capacity.charges import read_charge
+from ..capacity.meter import Meter
+from ..model.keys import (
     encode_partition,
     encode_sort,
     encode_tuple,
@@ -42,8 +42,8 @@ from .keys import (
     prefix_successor,
     tuple_hash,
 )
-from .schema import Index, KeyAttribute, Table
-from .sizes import item_size
+from ..model.sizes import item_size
+from ..tables.schema import Index, KeyAttribute, Table
 
 Item = dict[str, dict[str, Any]]
 Predicate = Callable[[Item], bool]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from ..storage.base import Store
+from ...storage.base import Store
 
 CLOCK_ROW = b"\x00clock"
 

@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import ItemCollectionSizeLimitExceededException, ValidationException
-from ..storage.base import ReadView, WriteTxn
-from .capacity import write_units
-from .gsi_lag import GsiLag
-from .keys import encode_partition, partition_hash, prefix_successor
-from .schema import Index, KeyAttribute, Table
-from .sizes import item_size
-from .ttl_index import index_expiry
-from .vector.entries import check_vector_item, write_vector_entries
+from ...errors import ItemCollectionSizeLimitExceededException, ValidationException
+from ...storage.base import ReadView, WriteTxn
+from ..capacity import write_units
+from ..model.keys import encode_partition, partition_hash, prefix_successor
+from ..model.sizes import item_size
+from ..tables.schema import Index, KeyAttribute, Table
+from ..time.gsi_lag import GsiLag
+from ..time.ttl_index import index_expiry
+from ..vector.entries import check_vector_item, write_vector_entries
 
 if TYPE_CHECKING:
-    from .backups.changelog import ChangeLog
-    from .streams.records import StreamWriter
+    from ..backups.changelog import ChangeLog
+    from ..streams.records import StreamWriter
 
 Item = dict[str, dict[str, Any]]
 #: DynamoDB caps an item collection of a table with a local index at 10 GB.

@@ -26,16 +26,17 @@ from typing import Any
 
 import orjson
 
-from ..errors import ConditionalCheckFailedException, ValidationException
-from ..storage.base import ReadView, Store, WriteTxn
-from .capacity import Consumed, read_units, write_units
-from .capacity.charges import charge_write
-from .capacity.meter import READ, Meter
-from .expressions import evaluate
-from .item_keys import check_item_key, check_key, key_of
-from .schema import Table
-from .sizes import item_size
-from .tables import TableOps
+from ...errors import ConditionalCheckFailedException, ValidationException
+from ...storage.base import ReadView, Store, WriteTxn
+from ..capacity import Consumed, read_units, write_units
+from ..capacity.charges import charge_write
+from ..capacity.meter import READ, Meter
+from ..expressions import evaluate
+from ..model.item_keys import check_item_key, check_key, key_of
+from ..model.sizes import item_size
+from ..tables.lifecycle import TableOps
+from ..tables.schema import Table
+from ..vector.model import write_request_bytes
 from .updates import (
     ITEM_TOO_LARGE,
     MAX_ITEM_BYTES,
@@ -45,7 +46,6 @@ from .updates import (
     check_index_values,
     check_key_updates,
 )
-from .vector.model import write_request_bytes
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
 
 Item = dict[str, dict[str, Any]]

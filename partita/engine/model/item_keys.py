@@ -10,8 +10,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ..errors import ValidationException
-from .schema import KeyAttribute, Table
+from ...errors import ValidationException
+from ..tables.schema import KeyAttribute, Table
 
 MAX_HASH_KEY_BYTES = 2048
 MAX_RANGE_KEY_BYTES = 1024

@@ -12,7 +12,7 @@ import struct
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 from typing import Any
 
-from ..storage.base import WriteTxn
+from ...storage.base import WriteTxn
 
 TTL_SPACE = b"\x05"
 _MAX = 2**64 - 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..errors import ValidationException, shown
+from ...errors import ValidationException, shown
 
 INVALID = "One or more parameter values were invalid: "
 

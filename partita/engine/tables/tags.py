@@ -15,12 +15,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..errors import AccessDeniedException, ResourceNotFoundException, ValidationException
-from ..storage.base import Store
+from ...errors import AccessDeniedException, ResourceNotFoundException, ValidationException
+from ...storage.base import Store
+from ..control.arns import ACCOUNT_ID, invalid_resource_arn
 from .catalog import Catalog
-from .control.arns import ACCOUNT_ID, invalid_resource_arn
+from .lifecycle import TableOps
 from .schema import Table
-from .tables import TableOps
 
 MAX_TAGS = 50
 MAX_KEY_LENGTH = 128

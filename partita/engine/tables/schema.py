@@ -10,7 +10,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from .keys import (
+from ..model.keys import (
     encode_partition,
     encode_sort,
     encode_tuple,
@@ -18,7 +18,7 @@ from .keys import (
     prefix_successor,
     tuple_hash,
 )
-from .vector.model import VectorIndex, vector_indexes_of
+from ..vector.model import VectorIndex, vector_indexes_of
 
 ROW_SPACE = b"\x01"
 TABLE_INDEX_ID = 0

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import orjson
 
-from ..storage.base import ReadView, Store, WriteTxn
+from ...storage.base import ReadView, Store, WriteTxn
 from .schema import Table
 
 CATALOG_SPACE = b"\x00"

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..time.clock import CLOCK_ROW
 from .catalog import CATALOG_SPACE
-from .clock import CLOCK_ROW
 
 _TABLES = (CATALOG_SPACE + b"t", CATALOG_SPACE + b"u")
 # Everything after the catalog space is per-table data (see the *_SPACE

@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from ..storage.base import Conflict, Store
+from ...storage.base import Conflict, Store
+from ..items.writes import store_index_entry
+from ..model.keys import prefix_successor
+from ..vector import jobs as vector_jobs
 from .catalog import Catalog
-from .keys import prefix_successor
 from .schema import Table
-from .vector import jobs as vector_jobs
-from .writes import store_index_entry
 
 log = logging.getLogger("partita.index_jobs")
 BATCH_ROWS = 500

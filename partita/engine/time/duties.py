@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from ..storage.base import Conflict, Store
+from ...storage.base import Conflict, Store
 
 log = logging.getLogger("partita.duties")
 #: Seconds between ticks: items are deleted within about this long of falling due.

@@ -29,21 +29,22 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ..errors import (
+from ...errors import (
     ConditionalCheckFailedException,
     DynamoDBError,
     ItemCollectionSizeLimitExceededException,
     ValidationException,
 )
-from ..storage.base import CatalogMoved, Conflict, ReadView, Store, WriteTxn
+from ...storage.base import CatalogMoved, Conflict, ReadView, Store, WriteTxn
+from ..capacity import Consumed, read_units
+from ..capacity.charges import read_charge, write_charges
+from ..capacity.meter import Charge, Meter
+from ..capacity.throttle import ThrottlingException
+from ..model.values import MSG_NESTING
+from ..time.clock import Clock
+from .actions import ItemAction
 from .batch import BatchGetResult, KeyRead, read_keys
-from .capacity import Consumed, read_units
-from .capacity.charges import read_charge, write_charges
-from .capacity.meter import Charge, Meter
-from .capacity.throttle import ThrottlingException
-from .clock import Clock
-from .items import ItemAction, resolve, store, write_capacity
-from .values import MSG_NESTING
+from .single import resolve, store, write_capacity
 from .writes import WriteRules
 
 Item = dict[str, dict[str, Any]]

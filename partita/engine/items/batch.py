@@ -18,13 +18,14 @@ from typing import Any
 
 import orjson
 
-from ..errors import DynamoDBError
-from ..storage.base import Store
-from .capacity import Consumed, read_units
-from .capacity.charges import charge_batch, read_charge
-from .capacity.meter import Meter
-from .items import ItemAction, resolve, store, write_capacity
-from .schema import Table
+from ...errors import DynamoDBError
+from ...storage.base import Store
+from ..capacity import Consumed, read_units
+from ..capacity.charges import charge_batch, read_charge
+from ..capacity.meter import Meter
+from ..tables.schema import Table
+from .actions import ItemAction
+from .single import resolve, store, write_capacity
 from .writes import WriteRules
 
 Item = dict[str, dict[str, Any]]

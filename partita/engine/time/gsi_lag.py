@@ -14,7 +14,7 @@ import struct
 
 import orjson
 
-from ..storage.base import Store, WriteTxn
+from ...storage.base import Store, WriteTxn
 from .clock import Clock
 
 PENDING_SPACE = b"\x02"

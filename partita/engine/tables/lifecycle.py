@@ -11,19 +11,19 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import ResourceInUseException, ResourceNotFoundException, ValidationException
-from ..storage.base import Store, WriteTxn
-from .capacity.account import check_account
-from .capacity.partitions import store_initial_map
+from ...errors import ResourceInUseException, ResourceNotFoundException, ValidationException
+from ...storage.base import Store, WriteTxn
+from ..capacity.account import check_account
+from ..capacity.partitions import store_initial_map
+from ..control import throughput
+from ..model.keys import prefix_successor
+from ..streams.lifecycle import sync_stream
+from ..time.clock import Clock
+from ..time.ttl_index import table_range as ttl_rows
+from ..vector import declare as vector_declare
+from ..vector.entries import live_documents as live_vector_documents
 from .catalog import Catalog
-from .clock import Clock
-from .control import throughput
-from .keys import prefix_successor
 from .schema import Table
-from .streams.lifecycle import sync_stream
-from .ttl_index import table_range as ttl_rows
-from .vector import declare as vector_declare
-from .vector.entries import live_documents as live_vector_documents
 
 ACCOUNT_ID = "000000000000"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from partita.engine.values import normalize_number, number_parts
+from partita.engine.model.values import normalize_number, number_parts
 
 # --- Numbers, order-preserving ------------------------------------------------------
 #

@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import ResourceNotFoundException, ValidationException
-from ..storage.base import Store, WriteTxn
-from .catalog import Catalog
+from ...errors import ResourceNotFoundException, ValidationException
+from ...storage.base import Store, WriteTxn
+from ..items.writes import WriteRules, store_item
+from ..streams.records import TTL_IDENTITY
+from ..tables.catalog import Catalog
+from ..tables.schema import Table
 from .clock import Clock
-from .schema import Table
-from .streams.records import TTL_IDENTITY
 from .ttl_index import expiry_key, expiry_of, row_of, table_range
-from .writes import WriteRules, store_item
 
 if TYPE_CHECKING:
-    from .capacity.stats import ProcessStats
+    from ..capacity.stats import ProcessStats
 
 #: One TTL change per table per hour, as documented (observed in 2026: ~31 minutes).
 COOLDOWN_SECONDS = 3600
