@@ -166,13 +166,15 @@ def test_describe_limits_through_the_aws_cli(endpoint: str) -> None:
 
 def test_continuous_backups_round_trip(ddb: Any, table_name: str) -> None:
     create_table(ddb, table_name)
+    # A new table: continuous backups DISABLED, and the PITR part holds nothing else (observed on DynamoDB).
     assert ddb.describe_continuous_backups(TableName=table_name)["ContinuousBackupsDescription"] == {
-        "ContinuousBackupsStatus": "ENABLED",
+        "ContinuousBackupsStatus": "DISABLED",
         "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"},
     }
     before = time.time()
     answer = ddb.update_continuous_backups(
         TableName=table_name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    assert answer["ContinuousBackupsDescription"]["ContinuousBackupsStatus"] == "ENABLED"
     pitr = answer["ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"]
     assert pitr["PointInTimeRecoveryStatus"] == "ENABLED"
     assert pitr["RecoveryPeriodInDays"] == 35
@@ -183,12 +185,15 @@ def test_continuous_backups_round_trip(ddb: Any, table_name: str) -> None:
         TableName=table_name,
         PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 7})
     described = ddb.describe_continuous_backups(TableName=table_name)["ContinuousBackupsDescription"]
+    assert described["ContinuousBackupsStatus"] == "ENABLED"
     assert described["PointInTimeRecoveryDescription"]["RecoveryPeriodInDays"] == 7
     assert described["PointInTimeRecoveryDescription"]["EarliestRestorableDateTime"].timestamp() == earliest
     ddb.update_continuous_backups(
         TableName=table_name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": False})
-    assert ddb.describe_continuous_backups(TableName=table_name)["ContinuousBackupsDescription"][
-        "PointInTimeRecoveryDescription"] == {"PointInTimeRecoveryStatus": "DISABLED"}
+    assert ddb.describe_continuous_backups(TableName=table_name)["ContinuousBackupsDescription"] == {
+        "ContinuousBackupsStatus": "DISABLED",
+        "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"},
+    }
 
 
 def test_continuous_backups_of_a_missing_table(ddb: Any, table_name: str) -> None:

@@ -291,8 +291,10 @@ def test_invalid_values(ddb: Any, hash_table: str, value: dict[str, Any], messag
 
 def test_data_plane_table_name_rules(endpoint: str) -> None:
     # Observed in 2026: the data plane checks TableName with the model's TableArn
-    # constraint (1..1024), so an empty name is one clause and a short or oddly
-    # spelled one is just a table that does not exist.
+    # constraint (1..1024) first, so an empty name is one clause; a short or oddly
+    # spelled name then meets the TableName rules before any lookup (issue 26 N1:
+    # this test used to expect ResourceNotFoundException for them, which DynamoDB
+    # does not answer; tests/test_table_names.py covers every operation).
     response = raw_request(endpoint, "PutItem", {"TableName": "", "Item": {"pk": {"S": "a"}}})
     assert response.status == 400
     assert response.json() == {
@@ -300,7 +302,13 @@ def test_data_plane_table_name_rules(endpoint: str) -> None:
         "message": "1 validation error detected: Value '' at 'tableName' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1",
     }
-    for name in ("ab", "bad name!"):
+    for name, tail in (("ab", "Member must have length greater than or equal to 3"),
+                       ("bad name", "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")):
         response = raw_request(endpoint, "GetItem", {"TableName": name, "Key": {"pk": {"S": "a"}}})
         assert response.status == 400
-        assert response.json()["__type"] == "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException"
+        assert response.json() == {
+            "__type": "com.amazon.coral.validate#ValidationException",
+            "message": f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: {tail}",
+        }
+    response = raw_request(endpoint, "GetItem", {"TableName": "no-such-table", "Key": {"pk": {"S": "a"}}})
+    assert response.json()["__type"] == "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException"

@@ -299,3 +299,18 @@ def test_conditional_operator_needs_a_filter(ddb: Any, hash_table: str) -> None:
     keys = {"KeyConditions": {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "a"}]}}}
     assert query_error(ddb, hash_table, ConditionalOperator="OR", **keys) == (
         "ValidationException", "ConditionalOperator cannot be used without Filter or Expected")
+
+
+def test_limit_of_zero_is_worded_by_the_validation_framework(endpoint: str) -> None:
+    """A 2026 conformance suite's exact answer: no value echoed, the member named as sent."""
+    response = raw_request(endpoint, "Query", {"TableName": MISSING_TABLE, "KeyConditionExpression": "pk = :v",
+                                               "ExpressionAttributeValues": {":v": {"S": "val"}}, "Limit": 0})
+    assert (response.status, response.json()) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have "
+                   "value greater than or equal to 1"})
+    # Other members keep coral's form, value echoed (ListTables, 2026 catalogue).
+    response = raw_request(endpoint, "ListTables", {"Limit": 0})
+    assert response.json()["message"] == (
+        "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value "
+        "greater than or equal to 1")

@@ -19,7 +19,7 @@ from ..engine.expressions import (
     parse_projection,
     parse_update,
 )
-from ..engine.model.values import normalize_value
+from ..engine.model.values import MSG_NESTING, normalize_value, normalize_value_one_level_deeper
 from ..errors import ValidationException
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")
@@ -47,6 +47,8 @@ class Expressions:
     parsed: dict[str, Any] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: A value sits one level past the item limit (only when the caller allowed it).
+    deep_values: bool = False
 
     def get(self, param: str) -> Any:
         return self.parsed.get(param)
@@ -98,33 +100,48 @@ def _placeholder_map(request: dict[str, Any], param: str, pattern: re.Pattern[st
     return mapping
 
 
-def _normalized_values(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _normalized_values(values: dict[str, Any], one_level_deeper: bool = False) -> tuple[dict[str, dict[str, Any]], bool]:
+    """The canonical values, and whether one needed the extra level `one_level_deeper` allows."""
     out = {}
+    deep = False
     for key, value in values.items():
         try:
-            out[key] = normalize_value(value)
+            try:
+                out[key] = normalize_value(value)
+            except ValidationException as error:
+                if not one_level_deeper or error.message != MSG_NESTING:
+                    raise
+                out[key] = normalize_value_one_level_deeper(value)
+                deep = True
         except ValidationException as error:
             raise ValidationException(
                 f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}"
             ) from None
-    return out
+    return out, deep
 
 
 def read_expressions(
     request: dict[str, Any],
     expression_params: Sequence[str],
     legacy_params: Sequence[str] = (),
+    values_one_level_deeper: bool = False,
 ) -> Expressions:
-    """Validate and parse the request's expressions (cached by text)."""
+    """Validate and parse the request's expressions (cached by text).
+
+    `values_one_level_deeper`: ExpressionAttributeValues may nest one level
+    past the item limit (TransactWriteItems; see normalize_value_one_level_deeper).
+    """
     if not check_usage(request, expression_params, legacy_params):
         return Expressions()
     names = _placeholder_map(request, "ExpressionAttributeNames", _NAME_KEY)
-    values = _normalized_values(_placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY))
+    values, deep = _normalized_values(
+        _placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY), values_one_level_deeper
+    )
     parsed = {}
     for param in expression_params:
         text = request.get(param)
         if text is not None:
             parsed[param] = _PARSERS[param](text)
     check_placeholders(list(parsed.values()), names, values)
-    return Expressions(parsed, names, values)
+    return Expressions(parsed, names, values, deep)
 

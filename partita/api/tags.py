@@ -7,14 +7,23 @@ from typing import Any
 from ..engine.engine import Engine
 
 
+class EmptyAnswer(dict[str, Any]):
+    """An answer the protocol layer sends as a zero-length body, not ``{}``.
+
+    DynamoDB answers a successful TagResource and UntagResource with HTTP 200
+    and no body at all (observed); SDKs read both forms alike, raw HTTP
+    clients and recorded-answer suites do not.
+    """
+
+
 def tag_resource(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     engine.tags.tag(request["ResourceArn"], request["Tags"])
-    return {}
+    return EmptyAnswer()
 
 
 def untag_resource(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     engine.tags.untag(request["ResourceArn"], request["TagKeys"])
-    return {}
+    return EmptyAnswer()
 
 
 def list_tags_of_resource(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,21 @@
 """TransactWriteItems and TransactGetItems: validate every action, then one engine call.
 
-What DynamoDB can reject without reading an item (the action's shape, its
-values and expressions, the table, the key, the same item twice, the 4 MB
-aggregate) is a plain ValidationException or ResourceNotFoundException and
-nothing is written. What depends on the items (a condition, an update that
-cannot apply, an item collection over its limit) cancels the transaction
-with one reason per action: that happens in the engine, inside the store
-transaction.
+Three kinds of refusal, in this order (docs/decisions.md, "Batches and
+transactions"):
+
+1. What the request shows without the table's key schema (the action's
+   shape, its values and expressions, the item's size), the table itself,
+   and empty key values: a plain ValidationException or
+   ResourceNotFoundException, action by action.
+2. A key that does not fit its table's schema (a key attribute missing, of
+   another type, or not a scalar; an index key of another type): the
+   transaction is cancelled with that action's ValidationError, the first
+   such action only (``engine.transactions.check_schemas``).
+3. One item twice, more than 4 MB: a plain ValidationException again.
+
+What depends on the items (a condition, an update that cannot apply, an
+item collection over its limit) then cancels the transaction with one
+reason per action, in the engine, inside the store transaction.
 
 Capacity is DynamoDB's transactional charge: every unit doubled, per table,
 index writes included; the document carries Write/ReadCapacityUnits beside
@@ -17,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -27,18 +37,29 @@ from ..engine.expressions import project
 from ..engine.items.actions import ActionKind, Condition, ItemAction
 from ..engine.items.batch import KeyRead, sum_by_table
 from ..engine.items.single import (
-    check_action_key,
     check_item_size,
-    check_listed_key,
     prepare_check,
     prepare_delete,
     prepare_put,
     prepare_update,
 )
-from ..engine.items.transactions import MAX_TRANSACTION_BYTES, TRANSACTION_TOO_LARGE, ClientToken
-from ..engine.items.updates import bind_update
+from ..engine.items.transactions import (
+    MAX_TRANSACTION_BYTES,
+    TRANSACTION_TOO_LARGE,
+    ClientToken,
+    check_schemas,
+)
+from ..engine.items.updates import (
+    BoundUpdate,
+    bind_update,
+    check_index_update_paths,
+    check_key_updates,
+)
+from ..engine.items.writes import check_index_key_values
+from ..engine.model.item_keys import check_key, check_key_values
 from ..engine.model.sizes import item_size
 from ..engine.model.values import normalize_item
+from ..engine.tables.schema import Table
 from ..errors import ValidationException
 from .batch import collection_metrics, deserialized_first
 from .expression_params import Expressions, read_expressions
@@ -49,6 +70,12 @@ DUPLICATE_ITEM = "Transaction request cannot include multiple operations on one 
 # moto's wording; the service's own for this case is not on record.
 NOT_ONE_ACTION = "TransactItems can only contain one of Check, Put, Update or Delete"
 _ACTION_NAMES = ("ConditionCheck", "Put", "Delete", "Update")
+_EXPRESSIONS = {
+    "ConditionCheck": ("ConditionExpression",),
+    "Put": ("ConditionExpression",),
+    "Delete": ("ConditionExpression",),
+    "Update": ("UpdateExpression", "ConditionExpression"),
+}
 # Request members that do not make a repeated token a different request: the
 # documentation has a repeat differ in its ConsumedCapacity.
 _NOT_IDEMPOTENCY_RELEVANT = ("ClientRequestToken", "ReturnConsumedCapacity")
@@ -59,52 +86,56 @@ def _condition(expressions: Expressions) -> Condition | None:
     return None if parsed is None else Condition(parsed, expressions.names, expressions.values)
 
 
-def _on_fail(body: dict[str, Any]) -> bool:
-    return body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+@dataclass(slots=True)
+class _Planned:
+    """One write action after step 1: everything the request alone lets us refuse was refused."""
+
+    kind: str
+    table: Table
+    #: The Put's item, or the other actions' Key.
+    value: Item
+    expressions: Expressions
+    return_old_on_fail: bool
+    size: int = 0
+    update: BoundUpdate | None = None
+
+    def prepare(self) -> ItemAction:
+        """Step 2: the checks against the table's key schema (each failure is a cancellation reason)."""
+        condition = _condition(self.expressions)
+        if self.kind == "Put":
+            return prepare_put(self.table, self.value, condition, self.return_old_on_fail, self.size)
+        if self.kind == "Delete":
+            return prepare_delete(self.table, self.value, condition, self.return_old_on_fail)
+        if self.kind == "Update":
+            return prepare_update(self.table, self.value, self.update, condition, self.return_old_on_fail)
+        assert condition is not None, "ConditionExpression is required by the request shape"
+        return prepare_check(self.table, self.value, condition, self.return_old_on_fail)
 
 
-def _put(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:
-    item = normalize_item(body["Item"])
-    expressions = read_expressions(body, ("ConditionExpression",))
-    size = check_item_size(item)
+def _plan(engine: Engine, entry: dict[str, Any]) -> _Planned:
+    """Step 1 for one action: a plain ValidationException or ResourceNotFoundException, or the plan.
+
+    ExpressionAttributeValues may nest one level past the item limit here
+    (recorded: TransactWriteItems accepts a 32-level value UpdateItem
+    refuses; writing it into an item is then the action's cancellation).
+    """
+    kind, body = _action_body(entry)
+    value = normalize_item(body["Item"] if kind == "Put" else body["Key"])
+    expressions = read_expressions(body, _EXPRESSIONS[kind], values_one_level_deeper=True)
+    size = check_item_size(value) if kind == "Put" else 0
+    update = None
+    if kind == "Update":
+        update = bind_update(expressions.get("UpdateExpression"), expressions.names, expressions.values,
+                             deep_values=expressions.deep_values)
     table = engine.tables.get(body["TableName"])
-    check_listed_key(table, item)
-    return prepare_put(table, item, _condition(expressions), _on_fail(body), size), expressions
-
-
-def _delete(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:
-    key = normalize_item(body["Key"])
-    expressions = read_expressions(body, ("ConditionExpression",))
-    table = engine.tables.get(body["TableName"])
-    check_action_key(table, key)
-    return prepare_delete(table, key, _condition(expressions), _on_fail(body)), expressions
-
-
-def _check(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:
-    key = normalize_item(body["Key"])
-    expressions = read_expressions(body, ("ConditionExpression",))
-    condition = _condition(expressions)
-    assert condition is not None, "ConditionExpression is required by the request shape"
-    table = engine.tables.get(body["TableName"])
-    check_action_key(table, key)
-    return prepare_check(table, key, condition, _on_fail(body)), expressions
-
-
-def _update(engine: Engine, body: dict[str, Any]) -> tuple[ItemAction, Expressions]:
-    key = normalize_item(body["Key"])
-    expressions = read_expressions(body, ("UpdateExpression", "ConditionExpression"))
-    update = bind_update(expressions.get("UpdateExpression"), expressions.names, expressions.values)
-    table = engine.tables.get(body["TableName"])
-    check_action_key(table, key)
-    return prepare_update(table, key, update, _condition(expressions), _on_fail(body)), expressions
-
-
-_BUILDERS: dict[str, Callable[[Engine, dict[str, Any]], tuple[ItemAction, Expressions]]] = {
-    "ConditionCheck": _check,
-    "Put": _put,
-    "Delete": _delete,
-    "Update": _update,
-}
+    check_key_values(table, value)
+    if kind == "Put":
+        check_index_key_values(table, value)
+    elif update is not None:
+        check_key_updates(table, update)
+        check_index_update_paths(table, update)
+    on_fail = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+    return _Planned(kind, table, value, expressions, on_fail, size, update)
 
 
 def _action_body(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -126,19 +157,17 @@ def _write_maps(entries: list[dict[str, Any]]) -> Iterator[Any]:
 
 
 def _write_actions(engine: Engine, entries: list[dict[str, Any]]) -> list[ItemAction]:
-    """Every action prepared, in order; one item twice, or more than 4 MB, is rejected."""
-    actions = []
+    """Every action prepared, in order (steps 1 to 3 of the module's docstring)."""
+    planned = [_plan(engine, entry) for entry in entries]
+    actions = check_schemas([plan.prepare for plan in planned])
     rows = set()
     total = 0
-    for entry in entries:
-        name, body = _action_body(entry)
-        action, expressions = _BUILDERS[name](engine, body)
+    for action, plan in zip(actions, planned, strict=True):
         if action.row in rows:
             raise ValidationException(DUPLICATE_ITEM)
         rows.add(action.row)
         measured = action.new_size if action.item is not None else item_size(action.key)
-        total += measured + item_size(expressions.values)
-        actions.append(action)
+        total += measured + item_size(plan.expressions.values)
     if total > MAX_TRANSACTION_BYTES:
         raise ValidationException(TRANSACTION_TOO_LARGE)
     return actions
@@ -216,19 +245,23 @@ def transact_get_items(engine: Engine, request: dict[str, Any]) -> dict[str, Any
     reads = []
     projections: list[Callable[[Item], Item] | None] = []
     with deserialized_first(lambda: _get_maps(entries)):
-        rows = set()
+        planned = []
         for entry in entries:
             get = entry["Get"]
             key = normalize_item(get["Key"])
             expressions = read_expressions(get, ("ProjectionExpression",))
             table = engine.tables.get(get["TableName"])
-            check_action_key(table, key)
+            check_key_values(table, key)
+            planned.append((table, key))
+            projections.append(_projector(expressions))
+        check_schemas([_key_check(table, key) for table, key in planned])
+        rows = set()
+        for table, key in planned:
             row = table.row_key(key)
             if row in rows:
                 raise ValidationException(DUPLICATE_ITEM)
             rows.add(row)
             reads.append(KeyRead(table, key, True))
-            projections.append(_projector(expressions))
     result = engine.transactions.get(reads)
     responses = []
     for item, projector in zip(result.items, projections, strict=True):
@@ -241,6 +274,10 @@ def transact_get_items(engine: Engine, request: dict[str, Any]) -> dict[str, Any
     if documents is not None:
         out["ConsumedCapacity"] = documents
     return out
+
+
+def _key_check(table: Table, key: Item) -> Callable[[], None]:
+    return lambda: check_key(table, key)
 
 
 def _projector(expressions: Expressions) -> Callable[[Item], Item] | None:

@@ -27,6 +27,7 @@ import orjson
 from ..admin import PREFIX as ADMIN_PREFIX
 from ..admin import answer as admin_answer
 from ..api.dispatch import handle
+from ..api.tags import EmptyAnswer
 from ..console.login import Guard
 from ..console.routes import answer as console_answer
 from ..console.routes import is_console
@@ -313,7 +314,8 @@ class PartitaApp:
         the signature covers those bytes, not the inflated ones.
         """
         try:
-            return 200, orjson.dumps(self._run(headers, body, raw, path))
+            answer = self._run(headers, body, raw, path)
+            return 200, b"" if answer.__class__ is EmptyAnswer else orjson.dumps(answer)
         except DynamoDBError as error:
             return error.status, orjson.dumps(error.body())
         except Exception:

@@ -42,3 +42,24 @@ def add_clauses(errors: list[str], shown: str, path: str, tails: list[str]) -> N
         errors.extend(clauses)
     else:
         errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tails[0]}")
+
+
+def framework_path(path: str) -> str:
+    """A member path as the validation framework names it: members PascalCase, as sent.
+
+    Only the first segment (a top-level member) and the last (the member
+    the constraint is on) are member names in the paths this is used for
+    (``RequestItems``, ``RequestItems.<table>.member.Keys``); map keys and
+    ``member`` stay as they are.
+    """
+    first, dot, rest = path.partition(".")
+    head = first[:1].upper() + first[1:]
+    if not dot:
+        return head
+    body, _, last = rest.rpartition(".")
+    return f"{head}.{body}.{last[:1].upper()}{last[1:]}" if body else f"{head}.{last[:1].upper()}{last[1:]}"
+
+
+def add_framework_clauses(errors: list[str], path: str, tails: list[str]) -> None:
+    """The framework's clause: no value echoed, the member named as sent."""
+    errors.extend(f"Value at '{framework_path(path)}' failed to satisfy constraint: {t}" for t in tails)

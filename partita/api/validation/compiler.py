@@ -13,15 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from partita.engine.model.serialization_errors import START_OF_MAP
+import orjson
 
-from .clauses import add_clauses, all_constraints, lower_first, map_clause
+from partita.engine.model.serialization_errors import START_OF_MAP
+from partita.errors import shown as shown_text
+
+from .clauses import add_clauses, add_framework_clauses, all_constraints, lower_first, map_clause
 from .java_text import java_hashmap_order, java_map_str, java_str
 from .leaves import (
     LeafCheck,
     as_integer,
     blob_leaf,
     boolean_leaf,
+    data_plane_table_leaf,
     double_leaf,
     integer_leaf,
     serialization,
@@ -29,7 +33,7 @@ from .leaves import (
     table_arn_leaf,
     timestamp_leaf,
 )
-from .model_patches import patched_shapes
+from .model_patches import FRAMEWORK_LENGTHS, FRAMEWORK_MEMBERS, JSON_ECHO_MAPS, patched_shapes
 
 __all__ = ["ContainerCheck", "MAX_VALUE_DEPTH", "ShapeCompiler"]
 
@@ -156,6 +160,8 @@ class ShapeCompiler:
         kind = shape["type"]
         if shape_name == "TableArn":
             return table_arn_leaf(self.shapes)
+        if shape_name == "DataPlaneTableArn":
+            return data_plane_table_leaf(self.shapes)
         if kind == "string":
             return string_leaf(shape_name, shape)
         if kind in ("integer", "long"):
@@ -215,16 +221,20 @@ class ShapeCompiler:
         namer = self.shape_namer(shape_name)
         lo_msg = f"Member must have length greater than or equal to {lo}"
         hi_msg = f"Member must have length less than or equal to {hi}"
+        framework = shape_name in FRAMEWORK_LENGTHS
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             n = len(value)
             if (lo is not None and n < lo) or (hi is not None and n > hi):
-                shown = "'" + java_str(value, namer) + "'"
                 tails = []
                 if lo is not None and n < lo:
                     tails.append(lo_msg)
                 if hi is not None and n > hi:
                     tails.append(hi_msg)
+                if framework:
+                    add_framework_clauses(errors, path, tails)
+                    return
+                shown = "'" + java_str(value, namer) + "'"
                 add_clauses(errors, shown, path, tails)
 
         return check
@@ -234,7 +244,8 @@ class ShapeCompiler:
         required = set(shape.get("required", ()))
         members: dict[str, Any] = shape["members"]
         by_lower = {lower_first(name): name for name in members}
-        plan: list[tuple[str, str, bool, bool, Any, Callable[[Any], str | None]]] = []
+        plan: list[tuple[str, str, bool, bool, Any, Callable[[Any], str | None] | None]] = []
+        framework = {name for owner, name in FRAMEWORK_MEMBERS if owner == shape_name}
         for lower in java_hashmap_order(list(by_lower)):
             name = by_lower[lower]
             target = members[name]["shape"]
@@ -243,7 +254,9 @@ class ShapeCompiler:
                 plan.append((name, lower, name in required, True, fn, self.shape_namer(target)))
             else:
                 fn = self.leaf(target)
-                plan.append((name, lower, name in required, False, fn, self.shape_namer(target)))
+                # A framework-worded member: no namer, the clause echoes no value.
+                namer = None if name in framework else self.shape_namer(target)
+                plan.append((name, lower, name in required, False, fn, namer))
         integers = {
             entry[0]: "Integer" if self.shapes[members[entry[0]]["shape"]]["type"] == "integer" else "Long"
             for entry in plan
@@ -264,7 +277,10 @@ class ShapeCompiler:
             else:
                 tails = fn(member)
                 if tails:
-                    add_clauses(errors, "'" + java_str(member, namer) + "'", prefix + lower, tails)
+                    if namer is None:
+                        add_framework_clauses(errors, prefix + lower, tails)
+                    else:
+                        add_clauses(errors, "'" + java_str(member, namer) + "'", prefix + lower, tails)
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             if value.__class__ is not dict:
@@ -485,6 +501,7 @@ class ShapeCompiler:
         value_clause = map_clause("value", value_tails)
         namer = self.shape_namer(value_shape_name)
         lo, hi = value_shape.get("min"), value_shape.get("max")
+        json_echo = shape_name in JSON_ECHO_MAPS
 
         def check(value: Any, path: str, errors: list[str]) -> None:
             tails = []
@@ -504,7 +521,10 @@ class ShapeCompiler:
                         tails.append(value_clause)
                         break
             if tails:
-                shown = "'" + java_map_str(value, namer) + "'"
+                if json_echo:
+                    shown = "'" + shown_text(orjson.dumps(value).decode()) + "'"
+                else:
+                    shown = "'" + java_map_str(value, namer) + "'"
                 for tail in tails:
                     errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {tail}")
 

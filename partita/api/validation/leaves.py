@@ -159,6 +159,30 @@ def table_arn_leaf(shapes: dict[str, Any]) -> LeafCheck:
     return check
 
 
+def data_plane_table_leaf(shapes: dict[str, Any]) -> LeafCheck:
+    """``TableName`` of GetItem, PutItem, UpdateItem, DeleteItem, Query and Scan: two checks in turn.
+
+    First the model's own ``TableArn`` constraint (1..1024): an empty name is
+    the one clause "... greater than or equal to 1" (recorded in 2026). Only
+    a value that passes it and is not an ARN then meets the ``TableName``
+    rules (3..255 and the pattern), with their clauses: "bad!table!name" is
+    the pattern clause and "xx" the length clause, before any table is
+    looked up (observed on DynamoDB, issue 26 N1; ExtendDB's templates
+    captured from the service agree). Which of the two a 256..1024 character
+    name meets is not on record; this order answers "<= 255".
+    """
+    as_arn = string_leaf("TableArn", shapes["TableArn"])
+    as_name = string_leaf("TableName", shapes["TableName"])
+
+    def check(value: Any) -> list[str] | None:
+        tails = as_arn(value)
+        if tails or value.startswith("arn:"):
+            return tails
+        return as_name(value)
+
+    return check
+
+
 def integer_leaf(shape: dict[str, Any], java: str) -> LeafCheck:
     lo: int | None = shape.get("min")
     hi: int | None = shape.get("max")

@@ -23,15 +23,53 @@ SHAPE_PATCHES: dict[str, dict[str, Any]] = {
     "KeySchema": {"max": 2},
     "GlobalSecondaryIndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
     "CreateTableInput": {"required": ["TableName", "KeySchema", "AttributeDefinitions"]},
+    # A tag's Key and Value are checked by the tag validator, not by the shape
+    # check: a missing one is "The Tag Key provided is invalid, Key: null" and a
+    # 129-character key "The Tag Key provided is invalid, Key: kkk..." (ack-api-quirks
+    # DDB-TABLE-107 and -457, verified 2026-10-08/09); engine/tags.py words them.
+    "Tag": {"required": []},
+}
+
+# Shapes replaced whole: the tag strings lose their length limits (see "Tag" above).
+SHAPE_REPLACEMENTS: dict[str, dict[str, Any]] = {
+    "TagKeyString": {"type": "string"},
+    "TagValueString": {"type": "string"},
 }
 
 # Single-table data-plane operations check TableName with the model's own
-# TableArn constraint (length 1..1024, no pattern): observed on the service in
-# 2026 ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem),
-# where control-plane operations still apply the TableName rules (3..255 and
-# the pattern; see leaves.table_arn_leaf). A name that passes but names no
-# table is then ResourceNotFoundException.
+# TableArn constraint (length 1..1024) first: observed on the service in 2026
+# ("Value '' at 'tableName' ... greater than or equal to 1" on PutItem), where
+# control-plane operations apply the TableName rules at once (3..255 and the
+# pattern; see leaves.table_arn_leaf). A data-plane name that passes and is
+# not an ARN then meets the TableName rules too (leaves.data_plane_table_leaf:
+# "bad!table!name" is the pattern clause, before any lookup, issue 26 N1).
 _DATA_PLANE_INPUTS = ("GetItemInput", "PutItemInput", "UpdateItemInput", "DeleteItemInput", "QueryInput", "ScanInput")
+
+# The service's newer "validation framework" words some constraints without
+# echoing the value and names the member as sent (PascalCase): "1 validation
+# error detected: Value at 'Limit' failed to satisfy constraint: Member must
+# have value greater than or equal to 1". Rolled out member by member and region
+# by region in 2026; these are the members a 2026 conformance suite records in
+# that form in its pinned region (eu-west-2): Query's Limit, Scan's Limit and
+# Segment, BatchGetItem's RequestItems (empty) and a table's Keys (empty or
+# over 100). Everything else keeps coral's form. See docs/decisions.md.
+#: (structure, member) of scalar members worded by the framework.
+FRAMEWORK_MEMBERS: frozenset[tuple[str, str]] = frozenset({
+    ("QueryInput", "Limit"), ("ScanInput", "Limit"), ("ScanInput", "Segment"),
+})
+#: List and map shapes whose length the framework words.
+FRAMEWORK_LENGTHS: frozenset[str] = frozenset({"BatchGetRequestMap", "KeyList"})
+#: Maps whose key clause echoes the map as JSON ("Value '{"bad!name":{"Keys":[...]}}' at
+#: 'requestItems' ... Map keys must satisfy constraint: [...]", BatchGetItem, captured in
+#: us-east-1 and eu-west-2 on 2026-10-09); BatchWriteItem's echo is still Java's rendering.
+JSON_ECHO_MAPS: frozenset[str] = frozenset({"BatchGetRequestMap"})
+
+#: Operations that refuse a missing member with their own sentence before any
+#: constraint is checked: CreateTable without TableName is "The parameter
+#: 'TableName' is required but was not present in the request" (dynalite's
+#: recordings, old and new; listed among the 2026 observations Partita's notes
+#: collect), where a missing KeySchema is coral's clause (ack-api-quirks, 2026).
+REQUIRED_FIRST: dict[str, str] = {"CreateTable": "TableName"}
 
 #: New shapes that start as copies of a model shape.
 ALIASES = {"DataPlaneTableArn": "TableArn"}
@@ -68,6 +106,7 @@ def patched_shapes(shapes: dict[str, Any]) -> dict[str, Any]:
         return {**out, **STREAMS_SHAPES}
     for name, patch in SHAPE_PATCHES.items():
         out[name] = {**out.get(name, {}), **patch}
+    out.update(SHAPE_REPLACEMENTS)
     for alias, source in ALIASES.items():
         out[alias] = out[source]
     for (owner, member), shape in MEMBER_SHAPES.items():

@@ -41,10 +41,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from partita.errors import ShapeValidationException
+from partita.errors import ShapeValidationException, ValidationException
 
 from .compiler import ContainerCheck, ShapeCompiler
 from .leaves import serialization
+from .model_patches import REQUIRED_FIRST
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
@@ -93,8 +94,24 @@ def compile_operation(operation: str, service: str = DYNAMODB) -> ContainerCheck
     fn = None
     if op is not None and "input" in op:
         fn = compiler.operation(op["input"]["shape"])
+        member = REQUIRED_FIRST.get(operation) if service == DYNAMODB else None
+        if member is not None:
+            fn = _required_first(fn, member)
     validators[operation] = fn
     return fn
+
+
+def _required_first(check: ContainerCheck, member: str) -> ContainerCheck:
+    """`check`, preceded by the operation's own refusal of a missing `member` (model_patches.REQUIRED_FIRST)."""
+    message = f"The parameter '{member}' is required but was not present in the request"
+
+    def checked(body: Any, path: str, errors: list[str]) -> None:
+        # The codec's errors (SerializationException, raised by the walk) still come first.
+        check(body, path, errors)
+        if body.__class__ is dict and body.get(member) is None:
+            raise ValidationException(message)
+
+    return checked
 
 
 def validate_request(operation: str, body: object, service: str = DYNAMODB) -> None:

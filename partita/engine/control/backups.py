@@ -34,10 +34,16 @@ def _not_found(name: str) -> TableNotFoundException:
 
 
 def describe(description: dict[str, Any], current: float) -> dict[str, Any]:
-    """ContinuousBackupsDescription for a table document (backups are always on, as on DynamoDB)."""
+    """ContinuousBackupsDescription for a table document.
+
+    ContinuousBackupsStatus follows the point-in-time flag. DynamoDB answers
+    DISABLED for a new table (observed) and may flip to ENABLED seconds later
+    on its own; that flip is a background artefact no client can rely on, so
+    Partita reports DISABLED until recovery is turned on (docs/decisions.md).
+    """
     bounds = pitr.window(description, current)
     if bounds is None:
-        return {"ContinuousBackupsStatus": "ENABLED",
+        return {"ContinuousBackupsStatus": "DISABLED",
                 "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"}}
     earliest, latest = bounds
     return {

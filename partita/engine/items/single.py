@@ -70,12 +70,13 @@ def check_item_size(item: Item) -> int:
 
 
 def check_listed_key(table: Table, item: Item) -> None:
-    """Batches and transactions word a missing or mistyped key attribute as a Key mismatch.
+    """BatchWriteItem words a missing or mistyped key attribute as a Key mismatch.
 
     PutItem says "Missing the key ..." or "Type mismatch for key ...";
-    BatchWriteItem and TransactWriteItems answer both with the schema
-    mismatch, as dynalite recorded against the service. Values (empty,
-    too long) keep PutItem's words: call :func:`check_item_key` after this.
+    BatchWriteItem answers both with the schema mismatch (localstack's
+    snapshot recorded against AWS). A transaction's Put keeps PutItem's
+    words, as its cancellation reason (engine/transactions.py). Values
+    (empty, too long) keep PutItem's words: call :func:`check_item_key` after this.
     """
     for attr in (table.hash_key, table.range_key):
         if attr is None:
@@ -83,19 +84,6 @@ def check_listed_key(table: Table, item: Item) -> None:
         value = item.get(attr.name)
         if value is None or attr.type not in value:
             raise ValidationException(KEY_SCHEMA_MISMATCH)
-
-
-def check_action_key(table: Table, key: Item) -> None:
-    """The Key of a transaction action: exactly the key attributes, values worded as a put's.
-
-    The service answers an empty key value in a transaction with "One or more
-    parameter values are not valid. ..." (moto's AWS-verified test), the
-    PutItem wording, where UpdateItem itself says "... were invalid: ...".
-    """
-    if len(key) != len(table.key_names):
-        raise ValidationException(KEY_SCHEMA_MISMATCH)
-    check_listed_key(table, key)
-    check_item_key(table, key)
 
 
 def prepare_put(

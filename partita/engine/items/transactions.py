@@ -23,8 +23,9 @@ worker process, and is recorded exactly when the transaction committed.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -39,6 +40,7 @@ from ..capacity import Consumed, read_units
 from ..capacity.charges import read_charge, write_charges
 from ..capacity.meter import Charge, Meter
 from ..capacity.throttle import ThrottlingException
+from ..model.values import MSG_NESTING
 from ..time.clock import Clock
 from .actions import ItemAction
 from .batch import BatchGetResult, KeyRead, read_keys
@@ -96,12 +98,45 @@ TOKEN_MISMATCH = (
 )
 
 
+#: The reason of an action whose item would be nested too deeply: the short sentence, not
+#: the item-level message (recorded against DynamoDB in 2026; docs/decisions.md).
+NESTING_REASON = "Nesting Levels have exceeded supported limits"
+
+
 def reason_for(error: DynamoDBError) -> Reason:
     """The CancellationReason of one failed action (the Item only when ALL_OLD asked for it)."""
     for kind, code in _CODES:
         if isinstance(error, kind):
-            return {"Code": code, "Message": error.message, **error.extra}
+            message = NESTING_REASON if error.message == MSG_NESTING else error.message
+            return {"Code": code, "Message": message, **error.extra}
     raise error
+
+
+T = TypeVar("T")
+
+
+def check_schemas(checks: Sequence[Callable[[], T]]) -> list[T]:
+    """Run each action's checks against its table's schema, in order; the first failure cancels.
+
+    DynamoDB answers a key of the wrong type or shape (of the table or of an
+    index), or a key attribute missing from a Put's item, not with a plain
+    ValidationException but by cancelling the transaction: that action's
+    reason is ValidationError with the check's message, every other action's
+    None. Only the first such action is reported, and no condition has been
+    evaluated yet (ScyllaDB's Alternator suite and floci's, both checked
+    against DynamoDB). What the request alone shows (shapes, expressions,
+    values, sizes, empty key values, the table) was refused before, with a
+    plain exception; one item twice is refused after.
+    """
+    done = []
+    for index, check in enumerate(checks):
+        try:
+            done.append(check())
+        except ValidationException as error:
+            reasons = [NO_REASON] * len(checks)
+            reasons[index] = reason_for(error)
+            raise cancellation(reasons) from None
+    return done
 
 
 def cancellation(reasons: list[Reason]) -> TransactionCanceledException:

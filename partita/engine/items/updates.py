@@ -110,6 +110,9 @@ class BoundUpdate:
     names: Mapping[str, str]
     values: Mapping[str, AttributeValue]
     type_error: str = WRONG_TYPE
+    #: Some value is nested one level past the item limit (a transaction accepts
+    #: such ExpressionAttributeValues): every SET checks what it writes.
+    deep_values: bool = False
 
 
 def bind_update(
@@ -117,17 +120,18 @@ def bind_update(
     names: Mapping[str, str],
     values: Mapping[str, AttributeValue],
     type_error: str = WRONG_TYPE,
+    deep_values: bool = False,
 ) -> BoundUpdate:
     """Resolve an update's target paths for one request (placeholders were checked)."""
     static = None if update.names else static_update_paths(update)
     if static is not None:
-        return BoundUpdate(update.actions, static, names, values, type_error)
+        return BoundUpdate(update.actions, static, names, values, type_error, deep_values)
     paths = []
     for action in update.actions:
         resolved = resolve_path(action.path, names)
         assert resolved is not None, "placeholders are checked before binding"
         paths.append(resolved)
-    return BoundUpdate(update.actions, tuple(paths), names, values, type_error)
+    return BoundUpdate(update.actions, tuple(paths), names, values, type_error, deep_values)
 
 
 # -- static checks against the table's keys -------------------------------------
@@ -202,6 +206,17 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
                         f"{attr.name} Expected: {attr.type} Actual: {actual} IndexName: {index.name}"
                     )
                 break
+    check_index_update_paths(table, update)
+
+
+def check_index_update_paths(table: Table, update: BoundUpdate) -> None:
+    """No path (target or operand) may reach inside an index key attribute.
+
+    The half of check_index_updates a transaction keeps as a plain
+    ValidationException; a wrong type is that action's cancellation reason.
+    """
+    if not table.indexes:
+        return
     index_keys = {attr.name for index in table.indexes for attr in index.key_attributes}
     for path in _all_paths(update):
         if len(path) > 1 and path[0] in index_keys:
@@ -394,7 +409,7 @@ def apply_update(update: BoundUpdate, item: Item) -> Item:
     for action, path, value in zip(update.actions, update.paths, computed, strict=True):
         if isinstance(action, SetAction):
             assert value is not None
-            if len(path) > 1 and len(path) - 1 + value_depth(value) > MAX_NESTING_DEPTH:
+            if (len(path) > 1 or update.deep_values) and len(path) - 1 + value_depth(value) > MAX_NESTING_DEPTH:
                 # The same refusal as for a written item nested too deeply.
                 raise ValidationException(MSG_NESTING)
             applier.put(path, value)

@@ -63,6 +63,14 @@ def _key_limit(index: Index, attr: KeyAttribute) -> int:
     return MAX_HASH_KEY_BYTES if attr in index.hash_keys else MAX_RANGE_KEY_BYTES
 
 
+def _empty_index_key(index_name: str, attr: KeyAttribute) -> ValidationException:
+    return ValidationException(
+        "One or more parameter values are not valid. A value specified for a secondary index key "
+        "is not supported. The AttributeValue for a key attribute cannot contain an empty "
+        f"{_EMPTY_KIND[attr.type]} value. IndexName: {index_name}, IndexKey: {attr.name}"
+    )
+
+
 def check_index_keys(table: Table, item: Item) -> None:
     """Index key attributes, where present, must have the declared type, not be empty, and fit a key."""
     if table.vector_indexes:
@@ -79,11 +87,7 @@ def check_index_keys(table: Table, item: Item) -> None:
                     f"{attr.name} Expected: {attr.type} Actual: {actual} IndexName: {index.name}"
                 )
             if value[attr.type] == "" and attr.type in _EMPTY_KIND:
-                raise ValidationException(
-                    "One or more parameter values are not valid. A value specified for a secondary index key "
-                    "is not supported. The AttributeValue for a key attribute cannot contain an empty "
-                    f"{_EMPTY_KIND[attr.type]} value. IndexName: {index.name}, IndexKey: {attr.name}"
-                )
+                raise _empty_index_key(index.name, attr)
             limit = _key_limit(index, attr)
             size = key_value_bytes(attr.type, value[attr.type], limit)
             if size > limit:
@@ -102,6 +106,22 @@ def _fits(index: Index, item: Item) -> bool:
         if key_value_bytes(attr.type, item[attr.name][attr.type], limit) > limit:
             return False
     return True
+
+
+def check_index_key_values(table: Table, item: Item) -> None:
+    """The part of check_index_keys a transaction answers with a plain ValidationException.
+
+    Empty index key values (of the declared type) and vector values; a value
+    of another type is that action's cancellation reason instead (checked
+    later by check_index_keys, engine/transactions.py).
+    """
+    if table.vector_indexes:
+        check_vector_item(table, item)
+    for index in table.indexes:
+        for attr in index.key_attributes:
+            value = item.get(attr.name)
+            if value is not None and value.get(attr.type) == "" and attr.type in _EMPTY_KIND:
+                raise _empty_index_key(index.name, attr)
 
 
 def _entry(table: Table, index: Index, item: Item | None) -> tuple[bytes, Item] | None:

@@ -84,6 +84,24 @@ def check_item_key(table: Table, item: dict[str, dict[str, Any]]) -> None:
         _check_value(attr, value, is_hash, "One or more parameter values are not valid.")
 
 
+def check_key_values(
+    table: Table, item: dict[str, dict[str, Any]], empty_prefix: str = "One or more parameter values are not valid."
+) -> None:
+    """Empty or oversized values of the key attributes `item` holds with their declared type.
+
+    The half of the key checks a transaction answers with a plain
+    ValidationException (moto's AWS-verified test for an empty key value);
+    a key attribute missing or of another type is a cancellation reason
+    there (engine/transactions.py), checked by check_item_key/check_key.
+    """
+    for attr, is_hash in _attributes(table):
+        av = item.get(attr.name)
+        if av is not None:
+            value = av.get(attr.type)
+            if value is not None:
+                _check_value(attr, value, is_hash, empty_prefix)
+
+
 def check_key(table: Table, key: dict[str, dict[str, Any]]) -> None:
     """A Key must be exactly the table's key attributes, with their types."""
     attributes = _attributes(table)

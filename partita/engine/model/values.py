@@ -371,6 +371,23 @@ def normalize_value(av: Any) -> AttributeValue:
         raise
 
 
+def normalize_value_one_level_deeper(av: Any) -> AttributeValue:
+    """`normalize_value` for a value allowed one level past the item limit (a leaf at level 33).
+
+    TransactWriteItems does not check its ExpressionAttributeValues against the
+    item limit: such a value is accepted (it may only fail the transaction when
+    it is written into an item), and only a value nested deeper still is
+    refused up front (recorded against DynamoDB in 2026; docs/decisions.md,
+    "Batches and transactions"). Starting one level higher moves every check
+    of the nesting limit by one.
+    """
+    try:
+        return _norm(av, 0)
+    except ValidationException:
+        check_value_types(av)
+        raise
+
+
 def normalize_item(item: Any) -> Item:
     """Validate an item (or key) map and return its canonical copy.
 
