@@ -145,6 +145,27 @@ def test_deep_values_are_refused_with_the_nesting_message(
     assert answer(endpoint, "PutItem", body) == (400, DYNAMO, NESTING)
 
 
+def test_a_map_nested_past_what_a_json_writer_takes(endpoint: str) -> None:
+    """BatchGetItem's RequestItems is echoed as JSON in its length clause (2026 wording); a value
+    nested past what orjson writes (254 levels) made that echo a 500 (found by test_fuzz)."""
+    for levels in (253, 254, 300, 1000):
+        body = b'{"RequestItems":{"pk":' + b"[" * levels + b"]" * levels + b"}}"
+        assert answer(endpoint, "BatchGetItem", body) == (
+            400, SERIALIZATION, "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.KeysAndAttributes"
+        ), levels
+    # A map that deserializes, nested past 254 levels inside a key, is echoed cut short.
+    body = b'{"RequestItems":{"pk":{"Keys":[{"k":' + raw_deep(300, "M") + b"}]}}}"
+    status, code, message = answer(endpoint, "BatchGetItem", body)
+    assert (status, code) == (400, VALIDATE)
+    assert message.startswith("1 validation error detected: Value '{\"pk\":{\"Keys\":[{\"k\":{\"M\":{\"a\":")
+    assert '"..."' in message
+    assert message.endswith(
+        "' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have "
+        "length less than or equal to 255, Member must have length greater than or equal to 3, Member must "
+        "satisfy regular expression pattern: [a-zA-Z0-9_.-]+]"
+    )
+
+
 def test_update_that_would_nest_past_32_levels(ddb: Any, hash_table: str) -> None:
     ddb.put_item(TableName=hash_table, Item={"pk": {"S": "deep"}, "d": deep(31)})
     path = "d" + ".a" * 29  # level 30, an M holding a scalar at 31

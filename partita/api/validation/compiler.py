@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
 from partita.engine.model.serialization_errors import START_OF_MAP
 from partita.errors import shown as shown_text
 
 from .clauses import add_clauses, add_framework_clauses, all_constraints, lower_first, map_clause
-from .java_text import java_hashmap_order, java_map_str, java_str
+from .java_text import java_hashmap_order, java_map_str, java_str, json_text
 from .leaves import (
     LeafCheck,
     as_integer,
@@ -522,7 +520,7 @@ class ShapeCompiler:
                         break
             if tails:
                 if json_echo:
-                    shown = "'" + shown_text(orjson.dumps(value).decode()) + "'"
+                    shown = "'" + shown_text(json_text(value)) + "'"
                 else:
                     shown = "'" + java_map_str(value, namer) + "'"
                 for tail in tails:

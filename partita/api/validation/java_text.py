@@ -73,6 +73,27 @@ def java_str(value: Any, shape_of: Callable[[Any], str | None]) -> str:
     return _finish(out, budget)
 
 
+def json_text(value: Any) -> str:
+    """The compact JSON a 2026 message echoes a request map as (BatchGetItem's RequestItems).
+
+    orjson refuses to write more than 254 levels of nesting, which a request
+    may hold (its reader accepts 1024): deeper parts are then shown as "..."
+    (the service's rendering of such a value is not on record).
+    """
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_shallow(value, 64)).decode()
+
+
+def _shallow(value: Any, depth: int) -> Any:
+    if isinstance(value, dict):
+        return {k: _shallow(v, depth - 1) for k, v in value.items()} if depth else _ELLIPSIS
+    if isinstance(value, list):
+        return [_shallow(v, depth - 1) for v in value] if depth else _ELLIPSIS
+    return value
+
+
 def java_map_str(value: dict[str, Any], value_namer: Callable[[Any], str | None]) -> str:
     """:func:`_java_str` of a map whose values are structures named by ``value_namer``."""
     out: list[str] = []
