@@ -44,6 +44,8 @@ BATCH_ROWS = 500
 RETRY_SECONDS = 0.2
 #: Longest sleep while a job waits for a phase deadline: how soon a clock advance is seen.
 POLL_SECONDS = 0.1
+#: Pause after a failed step (PostgreSQL gone for a moment, a lock timeout), longer each time up to 5 s.
+FAILURE_PAUSE_SECONDS = 0.5
 
 
 class IndexJobs:
@@ -89,6 +91,7 @@ class IndexJobs:
         new change in this process) wakes it at once.
         """
         stopped = self._stopped
+        failures = 0
         while not stopped.is_set() and (self._wake.is_set() or self._pending()):
             self._wake.clear()
             pause = RETRY_SECONDS
@@ -99,12 +102,15 @@ class IndexJobs:
                     except Conflict:  # a concurrent writer won this batch (PostgreSQL): run it again
                         self._wake.set()
                         continue
-                    except Exception:  # a failed job is retried on the next kick, never lost
+                    except Exception:  # a failed job is retried after a pause, never lost or left waiting
                         log.exception("index job failed")
-                        return
-                    if due is None:
-                        continue
-                    pause = min(max(due - self._clock.now(), 0.0), POLL_SECONDS)
+                        failures += 1
+                        pause = min(FAILURE_PAUSE_SECONDS * failures, 5.0)
+                    else:
+                        failures = 0
+                        if due is None:
+                            continue
+                        pause = min(max(due - self._clock.now(), 0.0), POLL_SECONDS)
             self._wake.wait(pause)
 
     def _work(self) -> float | None:
