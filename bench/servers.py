@@ -77,10 +77,46 @@ def _bench_auth_file() -> str:
     return str(path)
 
 
+def _bench_schema_file() -> str:
+    """A --schema file (reject mode) whose entity matches every item of the bench's simple table,
+    so that each PutItem is checked (and passes): the guard's whole cost per write."""
+    path = Path(tempfile.mkdtemp(prefix="partita-bench-schema-")) / "schema.json"
+    entity = {"name": "Simple", "table": "bench_simple", "match": {"pk": "pk*"}, "schema": {
+        "type": "object", "required": ["pk", "n", "v"],
+        "properties": {"pk": {"type": "string"}, "n": {"type": "integer", "minimum": 0},
+                       "v": {"type": "string", "maxLength": 200}}}}
+    path.write_text(json.dumps({"mode": "reject", "entities": [entity]}))
+    return str(path)
+
+
 DYNALITE_CLI = PEERS_DIR / "dynalite" / "node_modules" / "dynalite" / "cli.js"
 
 def _partita_in_memory(port: int) -> list[str]:
     return [str(REPO_DIR / ".venv" / "bin" / "partita"), "serve", "--in-memory", "--port", str(port)]
+
+
+def _partita_tree(variable: str) -> Callable[[int], list[str]]:
+    """`partita serve --in-memory` run from the source tree named by $variable (another revision,
+    checked out or archived there), so a change and its base are measured in the same run."""
+
+    def command(port: int) -> list[str]:
+        tree = os.environ.get(variable, "")
+        return ["env", f"PYTHONPATH={tree}", str(REPO_DIR / ".venv" / "bin" / "python"), "-P", "-m", "partita", "serve",
+                "--in-memory", "--port", str(port)]
+
+
+def _baseline(*options: str) -> Callable[[int], list[str]]:
+    """`partita serve OPTIONS` from another source tree (PARTITA_BENCH_BASELINE, e.g. a checkout
+    of main): before/after ratios measured in one run. The tree runs on this checkout's .venv."""
+
+    def command(port: int) -> list[str]:
+        tree = os.environ.get("PARTITA_BENCH_BASELINE", "")
+        python = REPO_DIR / ".venv" / "bin" / "python"
+        # The tree goes first on sys.path: a server runs in this checkout, which -c would put there.
+        code = f"import sys; sys.path.insert(0, {tree!r}); from partita.cli import main; sys.exit(main())"
+        return [str(python), "-c", code, "serve", *options, "--port", str(port)]
+
+    return command
 
 
 SERVERS: dict[str, ServerDef] = {
@@ -90,6 +126,24 @@ SERVERS: dict[str, ServerDef] = {
     # which the other variants' ratios are read against.
     "partita-control": ServerDef(
         "partita-control", _partita_in_memory, "install the project into .venv (pip install -e .)"
+    ),
+    # not run by default: the plain server from other source trees ($PARTITA_BENCH_BASE,
+    # $PARTITA_BENCH_BASE2; e.g. `git archive <base> | tar -x -C DIR` plus the built .so files), to
+    # measure a change against its base in one run (issue 28 measured always-on metering so).
+    "partita-base": ServerDef("partita-base", _partita_tree("PARTITA_BENCH_BASE"),
+                              "set PARTITA_BENCH_BASE to a Partita source tree"),
+    "partita-base2": ServerDef("partita-base2", _partita_tree("PARTITA_BENCH_BASE2"),
+                               "set PARTITA_BENCH_BASE2 to a Partita source tree"),
+
+
+    # not run by default: `partita` from the source tree PARTITA_BENCH_BASELINE names (before/after)
+    "partita-baseline": ServerDef(
+        "partita-baseline", _baseline("--in-memory"), "set PARTITA_BENCH_BASELINE to a Partita source tree"
+    ),
+    "partita-disk-baseline": ServerDef(
+        "partita-disk-baseline",
+        lambda port: _baseline("--data-dir", tempfile.mkdtemp(prefix="partita-bench-"))(port),
+        "set PARTITA_BENCH_BASELINE to a Partita source tree",
     ),
     # not run by default: `--auth` with one allow-all principal (the bench's key), to
     # measure what signature verification and policy evaluation add (bench ratio)
@@ -105,6 +159,21 @@ SERVERS: dict[str, ServerDef] = {
             str(port),
         ],
         "install the project into .venv (pip install -e .)",
+    ),
+    # not run by default: `--schema` (the schema guard, jsonschema installed) with an entity that
+    # every item of the simple table matches: what checking each write costs (bench ratio)
+    "partita-schema": ServerDef(
+        "partita-schema",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--in-memory",
+            "--schema",
+            _bench_schema_file(),
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e '.[schema]')",
     ),
     # not run by default: --emulate-throughput, to measure what the throughput emulation costs
     # (the ratio to "partita" is reported when both run). Its tables are on-demand with a warm
@@ -135,6 +204,22 @@ SERVERS: dict[str, ServerDef] = {
             "serve",
             "--data-dir",
             tempfile.mkdtemp(prefix="partita-bench-"),
+            "--port",
+            str(port),
+        ],
+        "install the project into .venv (pip install -e .)",
+    ),
+    # not run by default: the durable SQLite store with `--sync full` (the WAL synced at every
+    # commit, so acknowledged writes survive an OS crash): its ratio to "partita-disk" is its cost
+    "partita-disk-full": ServerDef(
+        "partita-disk-full",
+        lambda port: [
+            str(REPO_DIR / ".venv" / "bin" / "partita"),
+            "serve",
+            "--data-dir",
+            tempfile.mkdtemp(prefix="partita-bench-"),
+            "--sync",
+            "full",
             "--port",
             str(port),
         ],

@@ -24,7 +24,8 @@ def strict_client(url: str) -> Any:
 
 def admin(url: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url + path, data=data, method="GET" if body is None else "POST")
+    request = urllib.request.Request(url + path, data=data, method="GET" if body is None else "POST",
+                                     headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request) as answer:
             return answer.status, json.loads(answer.read())

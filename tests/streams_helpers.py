@@ -20,7 +20,8 @@ def streams_client(url: str) -> Any:
 
 def advance(url: str, seconds: float) -> None:
     request = urllib.request.Request(
-        url + "/partita/v1/clock", data=json.dumps({"advance_seconds": seconds}).encode(), method="POST"
+        url + "/partita/v1/clock", data=json.dumps({"advance_seconds": seconds}).encode(), method="POST",
+        headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         response.read()

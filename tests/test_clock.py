@@ -19,7 +19,9 @@ from partita.cli.options import parse_duration
 
 def admin(url: str, path: str, body: Any = None, method: str | None = None) -> tuple[int, Any]:
     data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    request = urllib.request.Request(url + path, data=data, method=method or ("POST" if data else "GET"))
+    # Admin requests that change the server are JSON (a browser page cannot send that cross-site).
+    request = urllib.request.Request(url + path, data=data, method=method or ("POST" if data else "GET"),
+                                     headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())

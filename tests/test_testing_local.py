@@ -200,7 +200,7 @@ def test_admin_reset_rejects_bad_requests(endpoint: str, method: str, body: byte
     parsed = urlparse(endpoint)
     conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10)
     try:
-        conn.request(method, "/partita/v1/reset", body=body)
+        conn.request(method, "/partita/v1/reset", body=body, headers={"Content-Type": "application/json"})
         response = conn.getresponse()
         assert response.status == status
         import json
@@ -217,7 +217,8 @@ def test_admin_reset_over_http(start_server: Any) -> None:
     import json
     import urllib.request
 
-    request = urllib.request.Request(srv.url + "/partita/v1/reset", data=b"", method="POST")
+    request = urllib.request.Request(srv.url + "/partita/v1/reset", data=b"", method="POST",
+                                     headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=10) as answer:
         doc = json.loads(answer.read())
     assert doc["dropped_tables"] == 1

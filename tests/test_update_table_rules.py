@@ -21,7 +21,12 @@ REQUIRED = [
     "ReplicaUpdates", "MultiAccountReplicaReady", "ReplicaTransitRoleArn", "MultiRegionConsistency",
     "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
 ]
-NO_GLOBAL_TABLES = "is not supported: Partita does not implement global tables (replicas) yet"
+NO_GLOBAL_TABLES = (
+    "is not supported: Partita does not implement multi-account global tables or settings replication modes yet"
+)
+#: A replica in a region the server does not serve (this suite's shared server serves us-east-1 alone).
+DISABLED = ("Failed to access the region: \u2018us-west-2\u2019. User is missing the permissions since the region "
+            "is disabled.")
 _SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -98,7 +103,7 @@ def test_members_that_change_nothing_never_count(ddb: Any, hash_table: str, extr
     assert _refused(ddb, TableName=hash_table, **extra) == ("ValidationException", _required(*sent))
 
 
-# -- class 9: global-table members are refused, never dropped ---------------------------------
+# -- class 9: global-table members: answered as DynamoDB does, or refused by name (never dropped) --
 
 GLOBAL_MEMBERS = {
     "ReplicaUpdates": [{"Create": {"RegionName": "us-west-2"}}],
@@ -109,30 +114,50 @@ GLOBAL_MEMBERS = {
 }
 #: Members that are a change by themselves (the others need a carrier to pass "At least one of").
 _STANDALONE = ("ReplicaUpdates", "GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled")
+#: Members Partita refuses by name (multi-account global tables, the settings replication mode).
+_REFUSED = ("GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled")
 
 
-def test_replica_updates_are_refused_naming_the_missing_feature(ddb: Any, table_name: str) -> None:
+def test_a_replica_in_a_region_not_served_is_refused(ddb: Any, table_name: str) -> None:
+    """Issue 29 replaced Partita's "not implemented" refusal (issue 26) with DynamoDB's answer for a
+    region the account cannot use: a one-region server serves no other region."""
     create_table(ddb, table_name, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
     before = ddb.describe_table(TableName=table_name)["Table"]
     assert _refused(ddb, TableName=table_name, ReplicaUpdates=GLOBAL_MEMBERS["ReplicaUpdates"]) == (
-        "ValidationException", f"ReplicaUpdates {NO_GLOBAL_TABLES}")
+        "ValidationException", DISABLED)
     after = ddb.describe_table(TableName=table_name)["Table"]
     assert after == before
     assert "Replicas" not in after and "GlobalTableVersion" not in after
 
 
+def _expected(members: set[str], carrier: bool) -> str:
+    """What a one-region server answers to these global-table members (tests/test_global_tables.py has the rest)."""
+    if not carrier and not members & set(_STANDALONE):
+        return _required(*({"MultiRegionConsistency"} & members))
+    refused = [m for m in _REFUSED if m in members]
+    if refused:
+        return f"{refused[0]} {NO_GLOBAL_TABLES}"
+    strong = bool({"MultiRegionConsistency", "GlobalTableWitnessUpdates"} & members)
+    if carrier:
+        if strong:
+            return "Requests that modify replicas or witnesses must not also modify other fields"
+        return f"{INVALID}Replica modification must be the only operation in the request"
+    if "GlobalTableWitnessUpdates" in members and "MultiRegionConsistency" not in members:
+        return "MultiRegionConsistency must be set as STRONG when GlobalTableWitnessUpdates parameter is present."
+    if "MultiRegionConsistency" in members and "GlobalTableWitnessUpdates" not in members:
+        return "Unsupported replica count for global tables with MultiRegionConsistency set to STRONG."
+    return DISABLED
+
+
 @_SETTINGS
 @given(members=st.sets(st.sampled_from(sorted(GLOBAL_MEMBERS)), min_size=1), carrier=st.booleans())
-def test_global_table_members_are_refused(ddb: Any, hash_table: str, members: set[str], carrier: bool) -> None:
+def test_global_table_members_are_answered_or_refused(
+    ddb: Any, hash_table: str, members: set[str], carrier: bool
+) -> None:
     request: dict[str, Any] = {"TableName": hash_table, **{m: GLOBAL_MEMBERS[m] for m in members}}
     if carrier:
         request["DeletionProtectionEnabled"] = True
-    if not carrier and not members & set(_STANDALONE):
-        expected = _required(*({"MultiRegionConsistency"} & members))
-    else:
-        first = next(m for m in GLOBAL_MEMBERS if m in members)
-        expected = f"{first} {NO_GLOBAL_TABLES}"
-    assert _refused(ddb, **request) == ("ValidationException", expected)
+    assert _refused(ddb, **request) == ("ValidationException", _expected(members, carrier))
     assert ddb.describe_table(TableName=hash_table)["Table"]["DeletionProtectionEnabled"] is False
 
 
@@ -147,18 +172,19 @@ def test_create_table_refuses_global_table_members(ddb: Any, table_name: str, me
     assert table_name not in ddb.list_tables()["TableNames"]
 
 
-def test_legacy_global_table_operations_are_unknown(ddb: Any, hash_table: str) -> None:
+def test_legacy_global_table_operations_answer_as_dynamodb_does_today(ddb: Any, hash_table: str) -> None:
+    """Issue 29 replaced Partita's "not implemented" answer with DynamoDB's 2026 refusal of version
+    2017.11.29 (tests/test_global_tables_legacy.py has the rest)."""
     with pytest.raises(ClientError) as excinfo:
         ddb.create_global_table(GlobalTableName=hash_table, ReplicationGroup=[{"RegionName": "us-east-1"}])
     assert error_of(excinfo) == (
-        "UnknownOperationException",
-        "An unknown operation was requested: Partita does not implement CreateGlobalTable yet.")
+        "ValidationException",
+        "One or more parameter values were invalid: DynamoDB global tables version 2017.11.29 is not supported. "
+        "We recommend using DynamoDB global tables version 2019.11.21, instead of version 2017.11.29 (Legacy).")
     with pytest.raises(ClientError) as excinfo:
         ddb.update_global_table(GlobalTableName=hash_table,
                                 ReplicaUpdates=[{"Create": {"RegionName": "us-west-2"}}])
-    assert error_of(excinfo) == (
-        "UnknownOperationException",
-        "An unknown operation was requested: Partita does not implement UpdateGlobalTable yet.")
+    assert error_of(excinfo)[0] == "ValidationException"
 
 
 # -- G1: a new index cannot retype an attribute that is already a key --------------------------

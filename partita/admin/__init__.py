@@ -7,6 +7,16 @@ status, not DynamoDB's envelope, because no DynamoDB client calls them.
 
 from __future__ import annotations
 
-from .routes import PREFIX, answer
+from typing import Any
 
 __all__ = ["PREFIX", "answer"]
+
+
+def __getattr__(name: str) -> Any:
+    """`PREFIX` and `answer` from `routes`, imported on first use (the protocol layer routes
+    `/partita/` itself, and loads the admin API with its first request)."""
+    if name in __all__:
+        from . import routes
+
+        return getattr(routes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""`/partita/v1/tables/{TableName}/partitions` and `/hot-keys`: partitions and hot keys, as JSON.
+"""`/partita/v1/tables/{TableName}/partitions`, `/hot-keys` and `/entities`: partitions, hot keys and
+entity types (the advisor's entity view), as JSON.
 
 `?index=NAME` asks for a global secondary index's map instead of the
 table's (local indexes live in their table's partitions).
@@ -11,9 +12,11 @@ from urllib.parse import parse_qs, unquote
 
 from ..engine.capacity.introspect import hot_keys, partition_map, resource_of
 from ..engine.engine import Engine
+from .advice import entities
 from .errors import AdminError
 
 TABLES = b"/partita/v1/tables/"
+TABLE_PAGES = ("partitions", "hot-keys", "entities")
 
 
 def table_route(engine: Engine, method: str, path: bytes) -> dict[str, Any]:
@@ -21,10 +24,12 @@ def table_route(engine: Engine, method: str, path: bytes) -> dict[str, Any]:
     raw_path, _, raw_query = path.partition(b"?")
     rest = raw_path[len(TABLES):].decode("latin-1").rstrip("/")
     name, _, resource = rest.rpartition("/")
-    if not name or resource not in ("partitions", "hot-keys"):
+    if not name or resource not in TABLE_PAGES:
         raise AdminError(404, f"no admin resource at {path.decode('latin-1')}")
     if method != "GET":
         raise AdminError(405, f"use GET to read {resource}")
+    if resource == "entities":
+        return entities(engine, unquote(name), parse_qs(raw_query.decode("latin-1")).get("index", [None])[0])
     table = engine.catalog.get(unquote(name))
     if table is None:
         raise AdminError(404, f"no table named {unquote(name)}")

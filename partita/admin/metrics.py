@@ -125,4 +125,22 @@ def metrics(engine: Engine) -> bytes:
     registry.register(CapacityCollector(engine))
     registry.register(RequestCollector(engine))
     registry.register(BackupCollector(engine))
+    if engine.schema_guard is not None:
+        registry.register(SchemaGuardCollector(engine))
+    if engine.global_tables is not None:
+        from .replication_metrics import ReplicationCollector
+
+        registry.register(ReplicationCollector(engine.global_tables))
     return generate_latest(registry)
+
+
+class SchemaGuardCollector(Collector):
+    """The schema guard's violations (`--schema` in warn mode), counted from the store."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        from .schema_guard import collect_violations
+
+        yield collect_violations(self._engine)

@@ -26,13 +26,15 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.capacity import Consumed
-from ..engine.items.actions import ItemAction
-from ..engine.items.batch import BatchOps, WriteOutcome
 from ..errors import DynamoDBError, ServiceUnavailable, TransactionConflictException
 from ..storage.base import CatalogMoved, Conflict, ItemInTransaction, Stale, Unavailable
+
+if TYPE_CHECKING:  # BatchWriteItem's (api/batch.py imports them): not every request's
+    from ..engine.items.actions import ItemAction
+    from ..engine.items.batch import BatchOps, WriteOutcome
 
 #: Runs of one request before its conflict is reported (each a rolled-back transaction).
 ATTEMPTS = 16
@@ -83,7 +85,7 @@ class Backoff:
 
 
 def run(handler: Callable[[Any, dict[str, Any]], dict[str, Any]], engine: Any, request: dict[str, Any]) -> dict[str, Any]:
-    backoff = Backoff()
+    backoff = None  # made by the first conflict: most requests never meet one
     stats = engine.stats
     for attempt in range(ATTEMPTS):
         kept = stats.kept()  # a rolled-back run's metric counts (stream records) are dropped
@@ -99,6 +101,8 @@ def run(handler: Callable[[Any, dict[str, Any]], dict[str, Any]], engine: Any, r
             stats.forget(kept)
             if attempt == ATTEMPTS - 1:
                 raise TransactionConflictException(ONGOING) from None
+            if backoff is None:
+                backoff = Backoff()
             backoff.pause()
         except Unavailable:
             raise ServiceUnavailable(UNAVAILABLE) from None
@@ -170,4 +174,6 @@ def _one_by_one(batch: BatchOps, actions: list[ItemAction], backoff: Backoff, ru
 
 
 def _unprocessed(action: ItemAction, why: DynamoDBError) -> WriteOutcome:
+    from ..engine.items.batch import WriteOutcome
+
     return WriteOutcome(action, Consumed(action.table.name), None, why)

@@ -4,96 +4,200 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from time import perf_counter
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ..engine.capacity.stats import SUCCESS
-from ..engine.engine import Engine
 from ..errors import DynamoDBError, SerializationException, UnknownOperationException
-from . import (
-    backups,
-    batch,
-    conflicts,
-    control,
-    exports,
-    insights,
-    items,
-    partiql,
-    reads,
-    streams,
-    tables,
-    tags,
-    transactions,
-    ttl,
-)
-from . import vector as vector_api
+from . import conflicts
 from .arns import resolve_table_arns
 from .validation.shapes import DYNAMODB, STREAMS, is_model_operation, validate_request
 
-Handler = Callable[[Engine, dict[str, Any]], dict[str, Any]]
+if TYPE_CHECKING:
+    from ..engine.engine import Engine
+
+Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 Authorize = Callable[[str, dict[str, Any], bool], None]
 """(operation, validated request, is a Streams operation) -> None, or AccessDeniedException."""
 
-OPERATIONS: dict[str, Handler] = {
-    "CreateTable": tables.create_table,
-    "DescribeTable": tables.describe_table,
-    "ListTables": tables.list_tables,
-    "DeleteTable": tables.delete_table,
-    "UpdateTable": tables.update_table,
-    "PutItem": items.put_item,
-    "GetItem": items.get_item,
-    "DeleteItem": items.delete_item,
-    "UpdateItem": items.update_item,
-    "Query": reads.query,
-    "Scan": reads.scan,
-    "BatchGetItem": batch.batch_get_item,
-    "BatchWriteItem": batch.batch_write_item,
-    "TransactWriteItems": transactions.transact_write_items,
-    "TransactGetItems": transactions.transact_get_items,
-    "ExecuteStatement": partiql.execute_statement,
-    "BatchExecuteStatement": partiql.batch_execute_statement,
-    "ExecuteTransaction": partiql.execute_transaction,
-    "TagResource": tags.tag_resource,
-    "UntagResource": tags.untag_resource,
-    "ListTagsOfResource": tags.list_tags_of_resource,
-    "DescribeLimits": control.describe_limits,
-    "DescribeContinuousBackups": control.describe_continuous_backups,
-    "UpdateContinuousBackups": control.update_continuous_backups,
-    "PutResourcePolicy": control.put_resource_policy,
-    "GetResourcePolicy": control.get_resource_policy,
-    "DeleteResourcePolicy": control.delete_resource_policy,
-    "UpdateTimeToLive": ttl.update_time_to_live,
-    "DescribeTimeToLive": ttl.describe_time_to_live,
-    "UpdateContributorInsights": insights.update_contributor_insights,
-    "DescribeContributorInsights": insights.describe_contributor_insights,
-    "ListContributorInsights": insights.list_contributor_insights,
-    "SearchVectors": vector_api.search_vectors,
-    "CreateBackup": backups.create_backup,
-    "DescribeBackup": backups.describe_backup,
-    "ListBackups": backups.list_backups,
-    "DeleteBackup": backups.delete_backup,
-    "RestoreTableFromBackup": backups.restore_table_from_backup,
-    "RestoreTableToPointInTime": backups.restore_table_to_point_in_time,
-    "ExportTableToPointInTime": exports.export_table_to_point_in_time,
-    "DescribeExport": exports.describe_export,
-    "ListExports": exports.list_exports,
-    "ImportTable": exports.import_table,
-    "DescribeImport": exports.describe_import,
-    "ListImports": exports.list_imports,
-}
+
+# Each family of operations is imported by its first request, not at start-up: a server
+# answers its first request having loaded only that family (PartiQL's parser, vector
+# search's numpy, backups' Ion and zstandard are never loaded by a server that does not
+# use them). One function per family, so the import graph (tests/test_imports.py) sees them.
+def _tables() -> ModuleType:
+    from . import tables
+
+    return tables
+
+
+def _items() -> ModuleType:
+    from . import items
+
+    return items
+
+
+def _reads() -> ModuleType:
+    from . import reads
+
+    return reads
+
+
+def _batch() -> ModuleType:
+    from . import batch
+
+    return batch
+
+
+def _transactions() -> ModuleType:
+    from . import transactions
+
+    return transactions
+
+
+def _tags() -> ModuleType:
+    from . import tags
+
+    return tags
+
+
+def _control() -> ModuleType:
+    from . import control
+
+    return control
+
+
+def _ttl() -> ModuleType:
+    from . import ttl
+
+    return ttl
+
+
+def _insights() -> ModuleType:
+    from . import insights
+
+    return insights
+
+
+def _streams() -> ModuleType:
+    from . import streams
+
+    return streams
+
+
+def _partiql() -> ModuleType:
+    from . import partiql
+
+    return partiql
+
+
+def _vector() -> ModuleType:
+    from . import vector
+
+    return vector
+
+
+def _backups() -> ModuleType:
+    from . import backups
+
+    return backups
+
+
+def _exports() -> ModuleType:
+    from . import exports
+
+    return exports
+
+
+class _OnFirstUse:
+    """A handler until its family is imported: the first call imports it and puts the real
+    function in its place in the table, so later requests cost what a plain table costs."""
+
+    __slots__ = ("_table", "_operation", "_load", "_name")
+
+    def __init__(self, table: dict[str, Any], operation: str, load: Callable[[], ModuleType], name: str) -> None:
+        self._table, self._operation, self._load, self._name = table, operation, load, name
+
+    def __call__(self, *args: Any) -> Any:
+        handler = getattr(self._load(), self._name)
+        self._table[self._operation] = handler
+        return handler(*args)
+
+
+def _deferred(table: dict[str, Any], load: Callable[[], ModuleType], **names: str) -> None:
+    for operation, name in names.items():
+        table[operation] = _OnFirstUse(table, operation, load, name)
+
+
+
+def _global_tables() -> ModuleType:
+    from . import global_tables
+
+    return global_tables
+
+
+def _bulk() -> ModuleType:
+    from . import bulk
+
+    return bulk
+
+
+def _kinesis() -> ModuleType:
+    from . import kinesis
+
+    return kinesis
+
+
+OPERATIONS: dict[str, Handler] = {}
+_deferred(OPERATIONS, _tables, CreateTable="create_table", DescribeTable="describe_table",
+          ListTables="list_tables", DeleteTable="delete_table", UpdateTable="update_table")
+_deferred(OPERATIONS, _items, PutItem="put_item", GetItem="get_item", DeleteItem="delete_item",
+          UpdateItem="update_item")
+_deferred(OPERATIONS, _reads, Query="query", Scan="scan")
+_deferred(OPERATIONS, _batch, BatchGetItem="batch_get_item", BatchWriteItem="batch_write_item")
+_deferred(OPERATIONS, _transactions, TransactWriteItems="transact_write_items",
+          TransactGetItems="transact_get_items")
+_deferred(OPERATIONS, _partiql, ExecuteStatement="execute_statement",
+          BatchExecuteStatement="batch_execute_statement", ExecuteTransaction="execute_transaction")
+_deferred(OPERATIONS, _tags, TagResource="tag_resource", UntagResource="untag_resource",
+          ListTagsOfResource="list_tags_of_resource")
+_deferred(OPERATIONS, _control, DescribeLimits="describe_limits",
+          DescribeContinuousBackups="describe_continuous_backups",
+          UpdateContinuousBackups="update_continuous_backups", PutResourcePolicy="put_resource_policy",
+          GetResourcePolicy="get_resource_policy", DeleteResourcePolicy="delete_resource_policy")
+_deferred(OPERATIONS, _ttl, UpdateTimeToLive="update_time_to_live", DescribeTimeToLive="describe_time_to_live")
+_deferred(OPERATIONS, _insights, UpdateContributorInsights="update_contributor_insights",
+          DescribeContributorInsights="describe_contributor_insights",
+          ListContributorInsights="list_contributor_insights")
+_deferred(OPERATIONS, _vector, SearchVectors="search_vectors")
+_deferred(OPERATIONS, _backups, CreateBackup="create_backup", DescribeBackup="describe_backup",
+          ListBackups="list_backups", DeleteBackup="delete_backup",
+          RestoreTableFromBackup="restore_table_from_backup",
+          RestoreTableToPointInTime="restore_table_to_point_in_time")
+_deferred(OPERATIONS, _exports, ExportTableToPointInTime="export_table_to_point_in_time",
+          DescribeExport="describe_export", ListExports="list_exports", ImportTable="import_table",
+          DescribeImport="describe_import", ListImports="list_imports")
+_deferred(OPERATIONS, _global_tables, CreateGlobalTable="create_global_table",
+          UpdateGlobalTable="update_global_table", DescribeGlobalTable="describe_global_table",
+          ListGlobalTables="list_global_tables", DescribeGlobalTableSettings="describe_global_table_settings",
+          UpdateGlobalTableSettings="update_global_table_settings",
+          DescribeTableReplicaAutoScaling="describe_table_replica_auto_scaling",
+          UpdateTableReplicaAutoScaling="update_table_replica_auto_scaling")
+_deferred(OPERATIONS, _bulk, StartBulkPutItems="start_bulk_put_items", DescribeBulkOperation="describe_bulk_operation",
+          ListBulkOperations="list_bulk_operations", CancelBulkOperation="cancel_bulk_operation")
+_deferred(OPERATIONS, _kinesis, EnableKinesisStreamingDestination="enable_kinesis_streaming_destination",
+          DisableKinesisStreamingDestination="disable_kinesis_streaming_destination",
+          DescribeKinesisStreamingDestination="describe_kinesis_streaming_destination",
+          UpdateKinesisStreamingDestination="update_kinesis_streaming_destination")
 
 #: Operations answered from the request's Host header rather than the store.
-HOST_OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
-    "DescribeEndpoints": control.describe_endpoints,
-}
-
+HOST_OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {}
+_deferred(HOST_OPERATIONS, _control, DescribeEndpoints="describe_endpoints")
 
 #: DynamoDB Streams' operations, served on the same endpoint (`DynamoDBStreams_20120810.*`).
-STREAM_OPERATIONS: dict[str, Handler] = {
-    "ListStreams": streams.list_streams,
-    "DescribeStream": streams.describe_stream,
-    "GetShardIterator": streams.get_shard_iterator,
-    "GetRecords": streams.get_records,
-}
+STREAM_OPERATIONS: dict[str, Handler] = {}
+_deferred(STREAM_OPERATIONS, _streams, ListStreams="list_streams", DescribeStream="describe_stream",
+          GetShardIterator="get_shard_iterator", GetRecords="get_records")
 
 STREAMS_SERVICE = "DynamoDBStreams_20120810"
 
@@ -147,6 +251,12 @@ def _handle(
     if handler is None:
         by_host = HOST_OPERATIONS.get(operation) if model == DYNAMODB else None
         if by_host is None:
+            if authorize is not None and request is not None and is_model_operation(operation, model):
+                # With `--auth`, an operation of the model that Partita lacks is still
+                # authorized first: a principal it would refuse learns that, as on DynamoDB.
+                validate_request(operation, request, model)
+                resolve_table_arns(operation, request, engine.region)
+                authorize(operation, request, model != DYNAMODB)
             raise _unknown(operation, model)
         if request is None:
             raise SerializationException()

@@ -54,6 +54,10 @@ class Expressions:
         return self.parsed.get(param)
 
 
+#: What a request without expressions reads: one shared value, never changed by its readers.
+_NO_EXPRESSIONS = Expressions()
+
+
 def _braces(params: Sequence[str]) -> str:
     return "{" + ", ".join(params) + "}"
 
@@ -63,6 +67,16 @@ def check_usage(request: dict[str, Any], expression_params: Sequence[str], legac
 
     True when the request uses expressions.
     """
+    for param in expression_params:
+        if param in request:
+            break
+    else:  # no expression (most GetItem, PutItem): nothing to list
+        for param in legacy_params:
+            if param in request:
+                break
+        else:
+            if "ExpressionAttributeNames" not in request and "ExpressionAttributeValues" not in request:
+                return False
     used = [p for p in expression_params if p in request]
     legacy = [p for p in legacy_params if p in request]
     if used and legacy:
@@ -132,7 +146,7 @@ def read_expressions(
     past the item limit (TransactWriteItems; see normalize_value_one_level_deeper).
     """
     if not check_usage(request, expression_params, legacy_params):
-        return Expressions()
+        return _NO_EXPRESSIONS
     names = _placeholder_map(request, "ExpressionAttributeNames", _NAME_KEY)
     values, deep = _normalized_values(
         _placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY), values_one_level_deeper

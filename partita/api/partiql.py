@@ -49,7 +49,7 @@ EXISTS_OUTSIDE_TRANSACTION = "EXISTS is supported only in ExecuteTransaction"
 BATCH_MIX = "BatchExecuteStatement API does not support both read and write operations in the same request."
 
 
-def _bound(statement: str, parameters: list[Any] | None) -> tuple[ast.Parsed, Builder]:
+def bind_statement(statement: str, parameters: list[Any] | None) -> tuple[ast.Parsed, Builder]:
     """Parse, bind the parameters and make the checks that need no table (operand types)."""
     parsed = parse(statement)
     given = parameters or []
@@ -266,7 +266,7 @@ def _copy_options(compiled: dict[str, Any], options: dict[str, Any], members: tu
 
 
 def execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    parsed, builder = _bound(request["Statement"], request.get("Parameters"))
+    parsed, builder = bind_statement(request["Statement"], request.get("Parameters"))
     statement = parsed.statement
     if isinstance(statement, ast.Select):
         plan = plan_select(engine, statement, builder, consistent=bool(request.get("ConsistentRead")))
@@ -323,7 +323,7 @@ def batch_execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str
     bound: list[tuple[ast.Parsed, Builder] | DynamoDBError] = []
     for entry in entries:
         try:
-            bound.append(_bound(entry["Statement"], entry.get("Parameters")))
+            bound.append(bind_statement(entry["Statement"], entry.get("Parameters")))
         except DynamoDBError as error:
             bound.append(error)
     kinds = {b[0].is_read for b in bound if not isinstance(b, DynamoDBError)}
@@ -403,7 +403,7 @@ def execute_transaction(engine: Engine, request: dict[str, Any]) -> dict[str, An
     parsed_all = []
     for i, entry in enumerate(entries):
         try:
-            parsed, builder = _bound(entry["Statement"], entry.get("Parameters"))
+            parsed, builder = bind_statement(entry["Statement"], entry.get("Parameters"))
             parsed_all.append(parsed)
             actions.append(_transact_action(engine, entry, parsed, builder))
         except ValidationException as error:

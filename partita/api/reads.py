@@ -13,6 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.advisor.describe import (
+    describe_filter,
+    describe_legacy_filter,
+    describe_projection,
+    legacy_filter_text,
+)
+from ..engine.advisor.shapes import tag_of
 from ..engine.engine import Engine
 from ..engine.expressions import Path, bind, bind_projection
 from ..engine.expressions.legacy import (
@@ -21,7 +28,15 @@ from ..engine.expressions.legacy import (
     translate_attributes_to_get,
     translate_conditions,
 )
-from ..engine.items.reads import KeySpace, Page, PageSpec, Predicate, row_hash, segment_bounds
+from ..engine.items.reads import (
+    KeySpace,
+    Page,
+    PageSpec,
+    Predicate,
+    SortCondition,
+    row_hash,
+    segment_bounds,
+)
 from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from .expression_params import Expressions, check_usage, read_expressions
@@ -43,7 +58,7 @@ _SCAN_LEGACY = ("AttributesToGet", "ScanFilter", "ConditionalOperator")
 class _Filter:
     """A request's filter and projection in either form, expression or legacy."""
 
-    __slots__ = ("paths", "names", "predicate", "projector", "projection_paths", "legacy_filter")
+    __slots__ = ("paths", "names", "predicate", "projector", "projection_paths", "legacy_filter", "condition")
 
     def __init__(self) -> None:
         self.paths: list[Path] = []
@@ -52,6 +67,8 @@ class _Filter:
         self.projector: Callable[[Item], Item] | None = None
         self.projection_paths: list[Path] = []
         self.legacy_filter: dict[str, Any] | None = None
+        #: The parsed FilterExpression's tree (for the advisor's description of a new shape).
+        self.condition: Any = None
 
 
 def _legacy_filter(request: dict[str, Any], param: str) -> LegacyCondition | None:
@@ -68,6 +85,7 @@ def _filter_and_projection(
     out.names = expressions.names
     condition = expressions.get("FilterExpression")
     if condition is not None:
+        out.condition = condition.root
         out.paths = list(rules.condition_paths(condition))
         out.predicate = bind(condition, expressions.names, expressions.values)
     elif legacy_filter is not None:
@@ -189,6 +207,48 @@ def _answer(request: dict[str, Any], page: Page) -> dict[str, Any]:
     return out
 
 
+def _advise(engine: Engine, operation: str, request: dict[str, Any], space: KeySpace, filt: _Filter, page: Page,
+            first: bool, pk_tag: str | None = None, sort: SortCondition | None = None) -> None:
+    """Count the page in its request shape (engine/advisor/shapes.py): a tuple and a few additions."""
+    filter_text = request.get("FilterExpression")
+    if filter_text is None and filt.legacy_filter is not None:
+        filter_text = legacy_filter_text(filt.legacy_filter)
+    projection = request.get("ProjectionExpression")
+    if projection is None and request.get("AttributesToGet"):
+        projection = ", ".join(request["AttributesToGet"])
+    index = space.index
+    sort_op = sk_tag = None
+    if sort is not None:
+        sort_op = sort.op
+        range_key = space.range_key
+        if (sort.type_ or (range_key.type if range_key is not None else None)) == "S":
+            sk_tag = tag_of(sort.values[0])
+    shape = (operation, space.table.table_id, None if index is None else index.name, pk_tag, sort_op, sk_tag,
+             filter_text, projection, "Limit" in request, request.get("Select"))
+    shapes = engine.advisor.shapes
+    if not shapes.read(shape, page.scanned_count, page.count, page.bytes_read, page.consumed.total, first):
+        shapes.add(shape, _describe(space, filt, request), page.scanned_count, page.count, page.bytes_read,
+                   page.consumed.total, first)
+
+
+def _describe(space: KeySpace, filt: _Filter, request: dict[str, Any]) -> dict[str, Any]:
+    """A new shape's names and types (no values), for the findings to explain and fix it."""
+    if filt.condition is not None:
+        filtered = describe_filter(filt.condition, filt.names, request.get("ExpressionAttributeValues") or {})
+    elif filt.legacy_filter is not None:
+        filtered = describe_legacy_filter(filt.legacy_filter)
+    else:
+        filtered = {}
+    projected = describe_projection(filt.projection_paths, filt.names) or list(request.get("AttributesToGet") or [])
+    range_key = space.range_key
+    return {
+        "keys": [space.hash_key.name, None if range_key is None else range_key.name],
+        "key_types": [space.hash_key.type, None if range_key is None else range_key.type],
+        "filter": filtered,
+        "projection": projected,
+    }
+
+
 def _projection_nested(filt: _Filter) -> set[str]:
     return rules.path_heads(iter(filt.projection_paths), filt.names)[1]
 
@@ -204,7 +264,9 @@ def query(
     """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not),
     `index_view` judges the filter on the index's entries (PartiQL's, see _needs_table).
 
-    `pages` receives the engine's page (the console shows its bytes read before the filter).
+    `pages` receives the engine's page (the console shows its bytes read before the filter); a
+    read made for the console is the developer browsing, not an access pattern, so the advisor
+    does not count it.
     """
     rules.check_select(request, "Query")
     # KeyConditions may accompany the other expressions when there is no
@@ -254,6 +316,9 @@ def query(
     )
     if pages is not None:
         pages.append(page)
+    pk_tag = tag_of(hash_value) if table.hash_key.type == "S" else None
+    if pages is None:
+        _advise(engine, "Query", request, table, filt, page, start_key is None, pk_tag, sort)
     return _answer(request, page)
 
 
@@ -288,4 +353,6 @@ def scan(
     )
     if pages is not None:
         pages.append(page)
+    if pages is None:  # not the console's (see query)
+        _advise(engine, "Scan", request, table, filt, page, start_key is None)
     return _answer(request, page)

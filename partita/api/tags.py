@@ -5,15 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.engine import Engine
-
-
-class EmptyAnswer(dict[str, Any]):
-    """An answer the protocol layer sends as a zero-length body, not ``{}``.
-
-    DynamoDB answers a successful TagResource and UntagResource with HTTP 200
-    and no body at all (observed); SDKs read both forms alike, raw HTTP
-    clients and recorded-answer suites do not.
-    """
+from .answers import EmptyAnswer
 
 
 def tag_resource(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:

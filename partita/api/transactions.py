@@ -214,6 +214,11 @@ def transact_write_items(engine: Engine, request: dict[str, Any]) -> dict[str, A
     entries = request["TransactItems"]
     with deserialized_first(lambda: _write_maps(entries)):
         actions = _write_actions(engine, entries)
+    if engine.global_tables is not None:
+        from ..engine.regions.strong import (
+            refuse_transaction,  # only on a server of several regions
+        )
+        refuse_transaction(action.table for action in actions)
     result = engine.transactions.write(actions, _client_token(request))
     out: dict[str, Any] = {}
     units = "ReadCapacityUnits" if result.replayed else "WriteCapacityUnits"
@@ -255,6 +260,11 @@ def transact_get_items(engine: Engine, request: dict[str, Any]) -> dict[str, Any
             planned.append((table, key))
             projections.append(_projector(expressions))
         check_schemas([_key_check(table, key) for table, key in planned])
+        if engine.global_tables is not None:
+            from ..engine.regions.strong import (
+                refuse_transaction,  # only on a server of several regions
+            )
+            refuse_transaction(table for table, _ in planned)
         rows = set()
         for table, key in planned:
             row = table.row_key(key)

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from .options import parse_duration
-from .remote import call, region_of, session
 
 
 def add_parser(commands: Any) -> None:
@@ -26,6 +25,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from .remote import call, region_of, session  # urllib and botocore: not for `partita serve`
+
     url = args.endpoint.rstrip("/") + "/partita/v1/clock"
     current = session()
     body = {"advance_seconds": args.duration} if args.action == "advance" else None

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import gzip
 import io
 import json
 import os
@@ -29,8 +28,6 @@ from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
-
-from botocore.exceptions import BotoCoreError, ClientError
 
 BATCH = 25  # BatchWriteItem's limit
 
@@ -55,6 +52,9 @@ def add_parsers(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    # A client command's: botocore is never imported by `partita serve`.
+    from botocore.exceptions import BotoCoreError, ClientError
+
     client = _client(args.endpoint, args.region)
     progress = Progress(enabled=not args.no_progress and sys.stderr.isatty())
     try:
@@ -105,7 +105,11 @@ class Progress:
 
 def load(client: Any, table: str, file: str, fmt: str, progress: Progress) -> int:
     raw, total = _open_in(file)
-    text = io.TextIOWrapper(gzip.GzipFile(fileobj=raw) if _gzipped(file, raw) else raw, encoding="utf-8")
+    if _gzipped(file, raw):
+        import gzip  # (a client command's): not imported by `partita serve`, which parses this module
+
+        raw = gzip.GzipFile(fileobj=raw)
+    text = io.TextIOWrapper(raw, encoding="utf-8")
     count = 0
     batch: list[dict[str, Any]] = []
     for item in read_items(text, fmt):
@@ -298,6 +302,8 @@ def _open_out(file: str) -> IO[str]:
     if file == "-":
         return sys.stdout
     if file.endswith(".gz"):
+        import gzip
+
         return io.TextIOWrapper(gzip.open(file, "wb"), encoding="utf-8")
     return open(file, "w", encoding="utf-8")  # noqa: SIM115 - closed by dump
 

@@ -36,6 +36,31 @@ def parse_duration(text: str) -> float:
     return total
 
 
+def advice_setting(text: str) -> str:
+    """One `NAME=VALUE` of `--advice-setting`, checked now so that a typo is a usage error."""
+    from ..engine.advisor.settings import parse_settings
+
+    try:
+        parse_settings([text])
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+_REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-\d+")
+
+
+def region_list(text: str) -> list[str]:
+    """`us-east-1,eu-west-1`: region names, each once, in the order given."""
+    names: list[str] = []
+    for name in (part.strip() for part in text.split(",")):
+        if not _REGION.fullmatch(name):
+            raise argparse.ArgumentTypeError(f"not a region name: {name!r} (e.g. us-east-1,eu-west-1)")
+        if name not in names:
+            names.append(name)
+    return names
+
+
 def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -56,6 +81,13 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     store = serve.add_mutually_exclusive_group()
     store.add_argument("--data-dir", type=Path, default=Path("partita-data"), help="where the SQLite store lives")
     store.add_argument("--in-memory", action="store_true", help="keep nothing on disk")
+    serve.add_argument(
+        "--sync",
+        choices=("normal", "full"),
+        default="normal",
+        help="SQLite durability: normal (default) survives a killed process; full also survives an "
+        "OS crash or power loss (the WAL is synced at every commit, which costs throughput)",
+    )
     store.add_argument(
         "--backend",
         metavar="URL",
@@ -66,7 +98,34 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="with --backend: a streaming replica serving eventually consistent reads (postgresql://...)",
     )
-    serve.add_argument("--region", default="us-east-1")
+    serve.add_argument("--region", default="us-east-1",
+                       help="the region this server is (default us-east-1); with --regions, the home region "
+                       "when listed there")
+    serve.add_argument(
+        "--regions",
+        type=region_list,
+        default=None,
+        metavar="R1,R2,...",
+        help="serve several regions, each its own set of tables, ARNs and streams: a request belongs to "
+        "the region its signature is scoped to (global tables replicate between them). The store's "
+        "existing tables belong to --region if listed, else to the first (default: --region alone)",
+    )
+    serve.add_argument(
+        "--replication-lag-ms",
+        type=non_negative_int,
+        default=100,
+        metavar="MS",
+        help="with --regions: how long a write to a global table takes to reach its other replicas, on the "
+        "server clock (default 100; 0: before the write's answer is sent)",
+    )
+    serve.add_argument(
+        "--replica-phase-ms",
+        type=non_negative_int,
+        default=200,
+        metavar="MS",
+        help="with --regions: the least time a replica stays CREATING, UPDATING or DELETING, and a table "
+        "UPDATING meanwhile, on the server clock (default 200)",
+    )
     serve.add_argument(
         "--vector-index",
         choices=("exact", "approximate"),
@@ -154,6 +213,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         "units per second per partition, on-demand maxima (off by default, as DynamoDB Local)",
     )
     serve.add_argument(
+        "--advice-setting",
+        action="append",
+        type=advice_setting,
+        default=None,
+        metavar="NAME=VALUE",
+        help="an access-pattern advisor threshold, e.g. scan_filter_min_read=100 (repeatable; the settings "
+        "and their defaults are in the README: GET /partita/v1/advice lists them)",
+    )
+    serve.add_argument(
         "--table-max-units",
         type=positive_int,
         default=40_000,
@@ -184,6 +252,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="verify SigV4 signatures against the principals in FILE (JSON or TOML) and enforce "
         "their IAM policies; reloaded on SIGHUP (default: any credentials are accepted)",
     )
+    serve.add_argument(
+        "--schema",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="check every item written against the entity schemas in FILE (JSON, or YAML with PyYAML): "
+        "JSON Schemas matched by table and key pattern; mode reject refuses a violating write, warn "
+        "records it (console, /metrics, /partita/v1/schema/violations). Needs partita[schema]",
+    )
     serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this PEM certificate (chain)")
     serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="the private key of --tls-cert (PEM)")
     serve.add_argument(
@@ -203,9 +280,27 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--s3-region", default=None, metavar="REGION",
                        help="the region --s3-endpoint signs for (default: the AWS chain's, else us-east-1)")
+    serve.add_argument(
+        "--kinesis-endpoint",
+        default=None,
+        metavar="URL",
+        help="deliver the changes of tables with a Kinesis streaming destination to this Kinesis-compatible "
+        "service (credentials from the standard AWS chain; without it enabling a destination fails)",
+    )
+    serve.add_argument("--kinesis-region", default=None, metavar="REGION",
+                       help="the region --kinesis-endpoint signs for and its stream ARNs name (default: the table's)")
     serve.add_argument("--s3-addressing", choices=("path", "virtual"), default="path",
                        help="bucket in the URL path (local services; default) or in the host name")
 
+    serve.add_argument(
+        "--allowed-hosts",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="without --auth, also answer the console and admin routes under these Host names "
+        "(comma-separated; .example.com for a domain and its subdomains, * for any; default: "
+        "localhost, loopback addresses and the --host address)",
+    )
     serve.add_argument(
         "--no-console",
         dest="console",

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
 
 
@@ -67,6 +65,9 @@ def _error_text(raw: bytes, fallback: str) -> str:
 
 
 def call(current: Any, url: str, region: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    import urllib.error
+    import urllib.request
+
     data = None if body is None else json.dumps(body).encode()
     method = "GET" if body is None else "POST"
     headers = signed_headers(current, method, url, data, {"Content-Type": "application/json"}, region)

@@ -15,12 +15,9 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 import time
 from typing import Any
-
-from .remote import region_of, session
 
 
 def add_parser(commands: Any) -> None:
@@ -49,6 +46,8 @@ def run(args: argparse.Namespace) -> None:
 
 def _client(service: str, args: argparse.Namespace) -> Any:
     """A botocore client signing with the standard credential chain (placeholders when it has none)."""
+    from .remote import region_of, session
+
     current = session()
     keys = {}
     if current.get_credentials() is None:  # a server without --auth takes any key
@@ -135,6 +134,8 @@ def tail(args: argparse.Namespace) -> int:
             got = True
             if args.exec_command:
                 event = json.dumps({"Records": [lambda_record(r, arn) for r in records]})
+                import subprocess
+
                 done = subprocess.run(args.exec_command, shell=True, input=event, text=True)
                 if done.returncode != 0:
                     print(f"partita: {args.exec_command!r} exited {done.returncode}", file=sys.stderr)

@@ -10,6 +10,16 @@ behind `/partita/v1/tables/...`.
 
 from __future__ import annotations
 
-from .routes import PREFIX, answer, authorize
+from typing import Any
 
 __all__ = ["PREFIX", "answer", "authorize"]
+
+
+def __getattr__(name: str) -> Any:
+    """`PREFIX`, `answer` and `authorize` from `routes`, imported on first use: importing a
+    console module (the protocol layer's `web.PEER`) must not load every view and Jinja2."""
+    if name in __all__:
+        from . import routes
+
+        return getattr(routes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,11 +30,12 @@ _COMMANDS = {"Query": "query", "Scan": "scan", "GetItem": "get-item", "PutItem":
 _METHODS = {"Query": "query", "Scan": "scan", "GetItem": "get_item", "PutItem": "put_item"}
 
 
-def boto3_code(operation: str, request: dict[str, Any], endpoint: str) -> str:
+def boto3_code(operation: str, request: dict[str, Any], endpoint: str, region: str) -> str:
+    """boto3 needs a region even with an endpoint (NoRegionError): the server's own is given."""
     lines = [
         "import boto3",
         "",
-        f'client = boto3.client("dynamodb", endpoint_url={endpoint!r})',
+        f'client = boto3.client("dynamodb", endpoint_url={endpoint!r}, region_name={region!r})',
         f"response = client.{_METHODS[operation]}(",
     ]
     for name, value in request.items():
@@ -44,8 +45,8 @@ def boto3_code(operation: str, request: dict[str, Any], endpoint: str) -> str:
     return "\n".join(lines)
 
 
-def cli_command(operation: str, request: dict[str, Any], endpoint: str) -> str:
-    parts = ["aws", "dynamodb", _COMMANDS[operation], "--endpoint-url", endpoint]
+def cli_command(operation: str, request: dict[str, Any], endpoint: str, region: str) -> str:
+    parts = ["aws", "dynamodb", _COMMANDS[operation], "--endpoint-url", endpoint, "--region", region]
     if operation in ("Query", "Scan"):
         parts.append("--no-paginate")
     parts += ["--table-name", request["TableName"]]

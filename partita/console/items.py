@@ -1,4 +1,8 @@
-"""One item: view and edit in DynamoDB JSON or plain JSON, save on the version loaded, delete.
+"""One item: view and edit in plain JSON (DynamoDB JSON one click away), save on the version loaded, delete.
+
+One notation at a time: the attribute table and the editor show the plain
+form (readable, numbers exact); `?format=ddb` switches the editor to
+DynamoDB JSON, and the one Save button saves whichever is shown.
 
 The version is a digest of the item as loaded. Saving re-reads the item
 (strongly consistent) and refuses when the digest changed, then writes with
@@ -56,28 +60,35 @@ def item_url(name: str, key: dict[str, Any]) -> str:
 
 def item_page(engine: Engine, request: Request, name: str) -> Answer:
     doc = describe(engine, name)
+    fmt = "ddb" if request.arg("format") == "ddb" else "plain"
     if not request.arg("key"):  # a new item
-        return _render(engine, doc, None, None, notice=None, error=None, status=200)
+        return _render(engine, doc, None, None, notice=None, error=None, status=200, draft_format=fmt)
     key = _key_of(request, name, "query")
     item = _get(engine, name, key)
     if item is None:
-        return _render(engine, doc, key, None, notice=None, error="No item has this key.", status=404)
+        return _render(engine, doc, key, None, notice=None, error="No item has this key.", status=404, draft_format=fmt)
     notice = "Saved." if request.arg("saved") else None
-    return _render(engine, doc, key, item, notice=notice, error=None, status=200)
+    return _render(engine, doc, key, item, notice=notice, error=None, status=200, draft_format=fmt)
 
 
 def _render(
     engine: Engine, doc: dict[str, Any], key: dict[str, Any] | None, item: dict[str, Any] | None, *,
-    notice: str | None, error: str | None, status: int, draft: str | None = None, draft_format: str = "ddb",
+    notice: str | None, error: str | None, status: int, draft: str | None = None, draft_format: str = "plain",
 ) -> Answer:
+    """The item page; the editor in `draft_format` ("plain" or "ddb"), holding `draft` when an edit was refused."""
     shown = item if item is not None else {k: {"S": ""} for k in table_key_names(doc)}
+    if draft is None:
+        draft = plain_json(shown) if draft_format == "plain" else orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode()
+    name = doc["TableName"]
+    if key:
+        switch = item_url(name, key) + ("&format=ddb" if draft_format == "plain" else "")
+    else:
+        switch = table_url(name, "item") + ("?format=ddb" if draft_format == "plain" else "")
     return html(render(
         "item.html", table=summary_of(engine, doc), key=key, item=item,
         key_json=orjson.dumps(key).decode() if key else "",
-        version=version_of(item),
-        ddb_text=draft if draft is not None and draft_format == "ddb" else orjson.dumps(
-            shown, option=orjson.OPT_INDENT_2).decode(),
-        plain_text=draft if draft is not None and draft_format == "plain" else plain_json(shown),
+        version=version_of(item), editor_format=draft_format, editor_text=draft,
+        switch_url=switch,
         notice=notice, error=error,
     ), status)
 
@@ -127,7 +138,7 @@ def save_item(engine: Engine, request: Request, name: str) -> Answer:
             return _conflict(engine, doc, target, _current(engine, name, target), text, fmt)
         return _render(engine, doc, original, _current(engine, name, original), notice=None,
                        error=f"{error.code}: {error.message}", status=error.status, draft=text, draft_format=fmt)
-    return redirect(item_url(name, new_key) + "&saved=1")
+    return redirect(item_url(name, new_key) + "&saved=1" + ("&format=ddb" if fmt == "ddb" else ""))
 
 
 def _current(engine: Engine, name: str, key: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -146,7 +157,8 @@ def _conflict(
                "Below is the item as it is now; your edit is kept in the editor.")
     if current is None:
         message = "The item was deleted (or created) since you loaded it: nothing was saved."
-    return _render(engine, doc, key, current, notice=None, error=message, status=409, draft=text, draft_format=fmt)
+    return _render(engine, doc, key, current, notice=None, error=message, status=409, draft=text or None,
+                   draft_format=fmt)
 
 
 def delete_item(engine: Engine, request: Request, name: str) -> Answer:
@@ -154,11 +166,11 @@ def delete_item(engine: Engine, request: Request, name: str) -> Answer:
     key = _key_of(request, name, "form")
     current = _get(engine, name, key)
     if version_of(current) != request.field("version"):
-        return _conflict(engine, doc, key, current, "", "ddb")
+        return _conflict(engine, doc, key, current, "", "plain")
     try:
         call(engine, "DeleteItem", {"TableName": name, "Key": key, **_condition(current, table_key_names(doc))})
     except DynamoDBError as error:
         if error.code != "ConditionalCheckFailedException":
             raise
-        return _conflict(engine, doc, key, _current(engine, name, key), "", "ddb")
+        return _conflict(engine, doc, key, _current(engine, name, key), "", "plain")
     return redirect(table_url(name, "query") + "?run=1&op=Scan")

@@ -236,13 +236,13 @@ def query_page(engine: Engine, request: Request, name: str) -> Answer:
             context["total"] = totals(pages)
             context["operation"] = operation
             endpoint = "http://" + request.headers.get(b"host", b"localhost:8000").decode("latin-1")
-            context["code"] = _code(operation, body, endpoint)
+            context["code"] = _code(operation, body, endpoint, engine.region)
             if operation == "Scan":
                 query = suggested_query(doc, body)
                 if query is not None:
                     qpages = run_pages(engine, "Query", query, count_n)
                     context["suggestion"] = {"pages": qpages, "total": totals(qpages),
-                                             "code": _code("Query", query, endpoint)}
+                                             "code": _code("Query", query, endpoint, engine.region)}
         except ConsoleError as error:
             context["error"], status = error.message, error.status
         except DynamoDBError as error:
@@ -250,9 +250,9 @@ def query_page(engine: Engine, request: Request, name: str) -> Answer:
     return html(render("query.html", **context), status)
 
 
-def _code(operation: str, body: dict[str, Any], endpoint: str) -> dict[str, str]:
+def _code(operation: str, body: dict[str, Any], endpoint: str, region: str) -> dict[str, str]:
     return {
-        "boto3": boto3_code(operation, body, endpoint),
-        "cli": cli_command(operation, body, endpoint),
+        "boto3": boto3_code(operation, body, endpoint, region),
+        "cli": cli_command(operation, body, endpoint, region),
         "json": raw_json(operation, body),
     }

@@ -9,12 +9,13 @@ from urllib.parse import unquote
 
 from ..engine.engine import Engine
 from ..errors import DynamoDBError
-from . import collections, items, jobs, queries, streams, tables, vectors
+from . import advice, collections, items, jobs, queries, replication, streams, tables, vectors
 from .render import render
 from .web import (
     AUTHORIZER,
     CALLER,
     FORM,
+    GUARDED,
     Answer,
     ConsoleError,
     Request,
@@ -44,6 +45,8 @@ _TABLE_VIEWS: dict[tuple[str, str], View] = {
     ("GET", "streams"): streams.streams_page,
     ("GET", "partitions"): tables.partitions_json,
     ("GET", "hot-keys"): tables.hot_keys_json,
+    ("GET", "advice"): advice.advice_page,
+    ("GET", "entities"): advice.entities_page,
     ("GET", "vectors"): vectors.vectors_page,
     ("POST", "vectors"): vectors.run_search,
 }
@@ -54,7 +57,7 @@ def authorize(request: Request) -> Answer | None:
     return AUTHORIZER[0](request)
 
 
-__all__ = ["PREFIX", "answer", "authorize", "set_authorizer"]
+__all__ = ["PREFIX", "answer", "authorize", "routes", "set_authorizer"]
 
 
 def is_console(path: bytes) -> bool:
@@ -70,10 +73,16 @@ def answer(engine: Engine, method: str, headers: dict[bytes, bytes], path: bytes
         if denied is not None:
             return denied
         token = CALLER.set(request.caller)
+        guarded = GUARDED.set(engine.schema_guard is not None)
         try:
-            return _route(engine, request)
+            answer = _route(engine, request)
         finally:
+            GUARDED.reset(guarded)
             CALLER.reset(token)
+        if request.cookies:
+            status, payload, kind, headers = answer
+            answer = status, payload, kind, [*(headers or []), *request.cookies]
+        return answer
     except ConsoleError as error:
         return html(render("error.html", status=error.status, message=error.message), error.status)
     except DynamoDBError as error:
@@ -96,25 +105,46 @@ def _request(method: str, headers: dict[bytes, bytes], raw_path: bytes, raw_quer
     return Request(method, rest, parse_query(raw_query.decode("latin-1")), form, headers)
 
 
+#: (method, page below /console) -> view, for the pages that name no table.
+def _schema_page(engine: Engine, request: Request, table: str) -> Answer:
+    from .schema_guard import schema_page  # only a server asked for this page loads it
+
+    return schema_page(engine, request, table)
+
+
+_PAGES: dict[tuple[str, str], View] = {
+    ("GET", ""): tables.tables_page,
+    ("GET", "jobs"): jobs.jobs_page,
+    ("GET", "replication"): replication.replication_page,
+    ("GET", "schema"): _schema_page,
+    ("GET", "tables"): tables.tables_page,
+    ("POST", "tables"): tables.create_table,
+}
+
+
+def routes() -> list[tuple[str, str]]:
+    """Every (method, path) the console routes, `{table}` standing for a table's name (for tests
+    that must meet every route, such as the cross-site ones, without a list of their own)."""
+    out = [(method, "/console" + ("/" + page if page else "")) for method, page in _PAGES]
+    out += [(method, "/console/tables/{table}" + ("/" + page if page else "")) for method, page in _TABLE_VIEWS]
+    return out
+
+
 def _route(engine: Engine, request: Request) -> Answer:
     parts = request.path.strip("/").split("/") if request.path.strip("/") else []
     method = "GET" if request.method == "HEAD" else request.method
-    if not parts:
-        if method != "GET":
-            raise ConsoleError(405, "use GET for this page")
-        return tables.tables_page(engine, request, "")
-    if parts[0] == "static" and len(parts) == 2 and method == "GET":
+    if parts and parts[0] == "static" and len(parts) == 2 and method == "GET":
         return _static(parts[1])
-    if parts == ["jobs"] and method == "GET":
-        return jobs.jobs_page(engine, request, "")
+    if len(parts) <= 1:
+        page = parts[0] if parts else ""
+        view = _PAGES.get((method, page))
+        if view is not None:
+            return view(engine, request, "")
+        if any(page == known for _, known in _PAGES):
+            raise ConsoleError(405, _NOT_ALLOWED.get(page, f"{request.method} is not allowed here"))
+        raise ConsoleError(404, "no console page here")
     if parts[0] != "tables":
         raise ConsoleError(404, "no console page here")
-    if len(parts) == 1:
-        if method == "POST":
-            return tables.create_table(engine, request, "")
-        if method == "GET":
-            return tables.tables_page(engine, request, "")
-        raise ConsoleError(405, "use GET or POST for this page")
     name = unquote(parts[1], errors="replace")
     page = "/".join(parts[2:])
     view = _TABLE_VIEWS.get((method, page))
@@ -123,6 +153,10 @@ def _route(engine: Engine, request: Request) -> Answer:
             raise ConsoleError(405, f"{request.method} is not allowed here")
         raise ConsoleError(404, "no console page here")
     return view(engine, request, name)
+
+
+#: The 405 pages' words where they name the methods the page takes.
+_NOT_ALLOWED = {"": "use GET for this page", "tables": "use GET or POST for this page"}
 
 
 def _static(name: str) -> Answer:

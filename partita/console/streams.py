@@ -73,15 +73,21 @@ def _latest_records(engine: Engine, doc: dict[str, Any]) -> list[dict[str, Any]]
             iterator = got.get("NextShardIterator")
     records.sort(key=lambda r: (r["dynamodb"].get("ApproximateCreationDateTime", 0), r["dynamodb"]["SequenceNumber"]))
     out = []
+    name = doc["TableName"]
     for record in reversed(records[-LATEST:]):
         change = record["dynamodb"]
+        keys = change.get("Keys", {})
+        # `key_text`, not `keys`: a template's `r.keys` would be the dict's method.
         out.append({
             "event": record["eventName"],
             "sequence": change["SequenceNumber"],
             "time": change.get("ApproximateCreationDateTime"),
-            "keys": orjson.dumps(change.get("Keys", {})).decode(),
-            "new": orjson.dumps(change["NewImage"]).decode() if "NewImage" in change else None,
-            "old": orjson.dumps(change["OldImage"]).decode() if "OldImage" in change else None,
+            "key_text": ", ".join(f"{k}={describe_value(v)}" for k, v in keys.items()),
+            "url": item_url(name, keys) if keys else None,
+            "new": describe_value({"M": change["NewImage"]}, 400) if "NewImage" in change else None,
+            "old": describe_value({"M": change["OldImage"]}, 400) if "OldImage" in change else None,
+            "ddb": orjson.dumps({k: change[k] for k in ("Keys", "NewImage", "OldImage") if k in change},
+                                option=orjson.OPT_INDENT_2).decode(),
             "size": change.get("SizeBytes"),
             "ttl_delete": (record.get("userIdentity") or {}).get("PrincipalId") == "dynamodb.amazonaws.com",
         })
@@ -109,6 +115,7 @@ def _expiring(engine: Engine, table: Any, doc: dict[str, Any]) -> list[dict[str,
             "attribute": attribute,
             "expiry": expiry,
             "value": describe_value(item[attribute]) if attribute in item else "",
+            "epoch": item[attribute]["N"] if "N" in item.get(attribute, {}) else None,
             "remaining": expiry - now,
         })
     return out

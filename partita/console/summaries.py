@@ -38,6 +38,8 @@ def summary(engine: Engine, doc: dict[str, Any], partition_total: int) -> dict[s
         "stream": stream.get("StreamViewType") if stream.get("StreamEnabled") else None,
         "ttl": ttl.get("TimeToLiveStatus"),
         "ttl_attribute": ttl.get("AttributeName"),
+        #: The Vector search tab is shown only where there is something to search.
+        "vector_search": bool(doc.get("VectorIndexes")),
     }
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 
 from ..engine.engine import Engine
+from ..errors import DynamoDBError
+from .advice import advice_counts
 from .engine_calls import (
     all_table_names,
     call,
@@ -17,6 +20,8 @@ from .engine_calls import (
     table_of,
 )
 from .heat import strip
+from .items_table import item_rows, table_key_names
+from .queries import run_pages
 from .render import render
 from .summaries import summary, vector_indexes
 from .web import Answer, ConsoleError, Request, html, json_answer, redirect, table_url
@@ -24,6 +29,8 @@ from .web import Answer, ConsoleError, Request, html, json_answer, redirect, tab
 KEY_TYPES = ("S", "N", "B")
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 STREAM_VIEWS = ("", "NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY")
+#: Items a table's page shows: the first page of a Scan of this many, as the AWS console does.
+FIRST_PAGE = 50
 
 
 def tables_page(engine: Engine, request: Request, _: str, error: str | None = None, status: int = 200) -> Answer:
@@ -34,6 +41,9 @@ def tables_page(engine: Engine, request: Request, _: str, error: str | None = No
             continue
         doc = call(engine, "DescribeTable", {"TableName": name})["Table"]
         rows.append(summary(engine, doc, partition_count(table)))
+    advised = advice_counts(engine) if rows else {}
+    for row in rows:
+        row["findings"] = advised.get(row["name"], 0)
     return html(render(
         "tables.html", tables=rows, error=error, form=request.form,
         key_types=KEY_TYPES, projections=PROJECTIONS, stream_views=STREAM_VIEWS,
@@ -146,7 +156,26 @@ def table_page(engine: Engine, request: Request, name: str) -> Answer:
         maps.append({"index": ix["IndexName"], "label": f"GSI {ix['IndexName']}", "strip": strip(found),
                      "hot": hottest(engine, table, ix["IndexName"])})
     return html(render("table.html", table=facts, maps=maps, hash_names=_hash_names(doc),
-                       vector_indexes=vector_indexes(doc), form={}))
+                       vector_indexes=vector_indexes(doc), form={}, scan=_first_page(engine, doc)))
+
+
+def _first_page(engine: Engine, doc: dict[str, Any]) -> dict[str, Any]:
+    """The table's first items: one Scan page through the API (its read units are real, and shown).
+
+    A user who may not Scan the table sees why instead of the items.
+    """
+    name = doc["TableName"]
+    body = {"TableName": name, "Limit": FIRST_PAGE, "ReturnConsumedCapacity": "TOTAL"}
+    try:
+        (page,) = run_pages(engine, "Scan", body, 1)
+    except DynamoDBError as error:
+        return {"error": f"{error.code}: {error.message}"}
+    more = None
+    if page["last_key"] is not None:
+        more = table_url(name, "query") + "?" + urlencode(
+            {"run": "1", "op": "Scan", "limit": str(FIRST_PAGE), "start": orjson.dumps(page["last_key"]).decode()})
+    return {"error": None, "listing": item_rows(name, table_key_names(doc), page["items"]), "count": page["count"],
+            "units": page["units"], "more": more, "scan_url": table_url(name, "query") + "?op=Scan"}
 
 
 def partitions_json(engine: Engine, request: Request, name: str) -> Answer:

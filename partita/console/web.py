@@ -44,11 +44,13 @@ Authorize = Callable[[str, dict[str, Any], bool], None]
 class Caller:
     """Who is signed in to the console (with `--auth`): shown on every page, checked on every action."""
 
-    name: str
+    name: str  # "" without `--auth`: nobody is signed in, the forms still carry a token
     csrf: str
-    authorize: Authorize
+    authorize: Authorize | None
 
 
+GUARDED: ContextVar[bool] = ContextVar("partita_console_guarded", default=False)
+"""Whether the server runs with a schema guard, set by `routes.answer` (the nav links its page)."""
 CALLER: ContextVar[Caller | None] = ContextVar("partita_console_caller", default=None)
 """The caller of the request being answered, set by `routes.answer` around the view, so that
 every engine call (`engine_calls`) and every form (`render`) sees it without each view passing it."""
@@ -63,8 +65,10 @@ class Request:
     query: dict[str, list[str]]
     form: dict[str, list[str]]
     headers: dict[bytes, bytes] = field(default_factory=dict)
-    #: Set by the authorizer when a principal is signed in; None without `--auth`.
+    #: Set by the authorizer: the signed-in principal with `--auth`, the browser's form token without.
     caller: Caller | None = None
+    #: Set-Cookie headers the authorizer adds to the answer (the form token's cookie without `--auth`).
+    cookies: list[tuple[bytes, bytes]] = field(default_factory=list)
 
     def arg(self, name: str, default: str = "") -> str:
         """A query-string value (the last one sent), or `default`."""

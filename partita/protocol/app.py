@@ -20,27 +20,19 @@ import re
 import zlib
 from functools import partial
 from random import getrandbits as _random_bits
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..admin import PREFIX as ADMIN_PREFIX
-from ..admin import answer as admin_answer
+from ..api.answers import EmptyAnswer
 from ..api.dispatch import handle
-from ..api.tags import EmptyAnswer
-from ..console.login import Guard
-from ..console.routes import answer as console_answer
-from ..console.routes import is_console
-from ..console.web import PEER, allow_all, set_authorizer
-from ..engine.engine import Engine
 from ..errors import (
     DynamoDBError,
     InternalServerError,
     SerializationException,
     UnknownOperationException,
 )
-from .auth import Authenticator
-from .auth.sigv4 import header_parameters, note_repeated
+from .browsers import Browsers, admin_refusal, host_name
 from .encoding import (
     COMPRESSION_THRESHOLD,
     BadEncoding,
@@ -50,12 +42,20 @@ from .encoding import (
     decode_body,
 )
 
+if TYPE_CHECKING:
+    from ..engine.engine import Engine
+    from .auth import Authenticator
+
 log = logging.getLogger("partita")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 JSON_TYPES = (b"application/x-amz-json-1.0", b"application/json")
 TARGET_PREFIXES = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
 _UNKNOWN_XML = b"<UnknownOperationException/>\n"
+#: X-Amz-Target values already split into (service, operation): the few every client sends,
+#: looked up instead of decoded and split on every request (bounded: a target is any text).
+_TARGETS: dict[bytes, tuple[str, str]] = {}
+_MAX_TARGETS = 512
 # What every SDK sends; a match passes the checks below without parsing (a
 # fast path, ~1.5 us a request). Values are printable ASCII without space or
 # comma, so the full parse would find all three parameters non-empty.
@@ -68,6 +68,13 @@ OWN_PATHS = (b"/metrics",)
 The console is not among them: a browser cannot sign, so with `--auth` the
 console asks for a sign-in and a session cookie instead (partita/console/login.py)."""
 TEXT_REPLY = b"text/plain"
+TEXT_UTF8 = b"text/plain; charset=utf-8"
+ADMIN_PREFIX = b"/partita/"
+"""Partita's own API (`partita/admin/routes.py`, whose PREFIX a test holds equal to this),
+imported by its first request."""
+CONSOLE_PREFIX = b"/console"
+"""The web console's paths (`partita/console/routes.py`, whose PREFIX a test holds equal to this):
+the console and Jinja2 are imported by the first request for one of them, not at start-up."""
 HEALTH_PATHS = (b"/", b"/health")
 """The GET paths of the health check; GET elsewhere is 404 like other methods.
 
@@ -140,11 +147,21 @@ def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
             if first is None:
                 headers[name] = value
             else:
+                # Rare: loaded by the first repeated header.
+                from .auth.sigv4 import note_repeated
+
                 note_repeated(headers, name, first, value)
     client = scope.get("client")
     if client and scope.get("path", "").startswith("/console"):
+        from ..console.web import PEER
+
         headers[PEER] = str(client[0]).encode("latin-1", "replace")  # the sign-in throttle's address
     return headers
+
+
+def is_console(path: bytes) -> bool:
+    """A path of the web console (`partita/console/routes.py` answers it; loaded on first use)."""
+    return path == CONSOLE_PREFIX or path.startswith((CONSOLE_PREFIX + b"/", CONSOLE_PREFIX + b"?"))
 
 
 def header_bytes(headers: Any) -> int:
@@ -158,30 +175,85 @@ def _head_too_large(scope: dict[str, Any]) -> bool:
     return target > MAX_TARGET_BYTES or header_bytes(scope["headers"]) > MAX_HEADER_BYTES
 
 
-def _check_auth(headers: dict[bytes, bytes]) -> None:
+def _check_auth(headers: dict[bytes, bytes], path: bytes) -> None:
     """Reject requests that are not SigV4-signed at all, as DynamoDB does.
 
     Without `--auth` signatures are not verified (any credentials work, as
-    on DynamoDB Local); the header's presence and form are still checked so
-    that a client that forgot to sign learns it here and not in production.
+    on DynamoDB Local); the presence and form of the Authorization header, or
+    of a presigned request's query parameters, are still checked so that a
+    client that forgot to sign learns it here and not in production.
     """
+    if b"?" in path:
+        from .auth import presigned  # a query string on "/": rare, so loaded by the first
+
+        query = presigned.query_auth(path)
+        if query is not None:
+            presigned.check_form(query, headers)
+            return
     raw = headers.get(b"authorization", b"")
     if _WELL_FORMED_AUTH.fullmatch(raw) and (b"x-amz-date" in headers or b"date" in headers):
         return
+    # What the fast path leaves: loaded by the first such request.
+    from .auth.sigv4 import header_parameters
+
     header_parameters(raw, headers)
 
 
 class PartitaApp:
     """The ASGI application bound to one engine (and, with `--auth`, an Authenticator)."""
 
-    def __init__(self, engine: Engine, auth: Authenticator | None = None, *, console: bool = True) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        auth: Authenticator | None = None,
+        *,
+        console: bool = True,
+        bound: str = "127.0.0.1",
+        allowed_hosts: tuple[str, ...] = (),
+        secure: bool = False,
+    ) -> None:
+        """`bound`, `allowed_hosts`: the names a server without `--auth` answers its own routes
+        under (protocol/browsers.py); `secure`: served over TLS (the console's cookies say so)."""
         self.engine = engine
         self.auth = auth
         self.console = console  # `partita serve --no-console` turns the web console off
         self._health_default = b"healthy: dynamodb.%s.amazonaws.com " % engine.region.encode()
-        if console:
-            set_authorizer(allow_all if auth is None else Guard(
-                engine, lambda key: auth.principals.by_key.get(key), auth.authorize, auth.secure_transport).check)
+        #: Without `--auth`: what browsers may not do on the console and admin routes.
+        self.browsers = Browsers(bound, allowed_hosts) if auth is None else None
+        self.secure = secure
+        #: With `--regions`: the engine of each region; a request goes to its credential's region.
+        self.regions = engine.regions
+        if self.regions is not None:
+            self._run = self._run_regional  # type: ignore[method-assign]  # one region's path stays as it was
+        self._console: Any = None  # (authorizer, answer function), made by the first console request
+
+    def _console_answer(self, method: str, headers: dict[bytes, bytes], path: bytes, body: bytes) -> Answer:
+        """Answer a console request, importing the console (and Jinja2) the first time.
+
+        The console's authorizer is process-wide (`console/web.py`): the app
+        that answers installs its own, so with several apps in one process
+        (partita.testing) each console sees its own server's `--auth`.
+        """
+        if self._console is None:
+            from ..console.routes import answer
+
+            auth = self.auth
+            if auth is None:  # the per-browser form token (console/forms.py)
+                from ..console.forms import Forms
+
+                check = Forms(self.engine, self.secure).check
+            else:
+                from ..console.login import Guard
+
+                check = Guard(self.engine, lambda key: auth.principals.by_key.get(key), auth.authorize,
+                              auth.secure_transport).check
+            self._console = check, answer
+        check, answer = self._console
+        from ..console.web import AUTHORIZER, set_authorizer
+
+        if AUTHORIZER[0] is not check:
+            set_authorizer(check)
+        return answer(self.engine, method, headers, path, body)  # type: ignore[no-any-return]
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]
@@ -235,24 +307,34 @@ class PartitaApp:
         header sent several times the first counts (as on DynamoDB, for
         Accept-Encoding).
         """
-        if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
-            if self.auth is not None:
+        if path != b"/":  # every DynamoDB request is a POST to "/": Partita's own paths are the others
+            if path.startswith(ADMIN_PREFIX):  # Partita's own API (partita/admin), beside DynamoDB's
                 refused = self._refuse_admin(method, path, headers, body)
                 if refused is not None:
                     return refused
-            return (*admin_answer(self.engine, method, path, body), None)
-        if self.auth is not None and path.startswith(OWN_PATHS):
-            refused = self._refuse_admin(method, path, headers, body)
-            if refused is not None:
-                return refused
-        if path == b"/metrics" and method == "GET":  # Prometheus (partita/admin/metrics.py)
-            from ..admin.metrics import CONTENT_TYPE, metrics
+                from ..admin.routes import answer as admin_answer
 
-            return 200, metrics(self.engine), CONTENT_TYPE, None
-        if self.console and is_console(path):  # the web console (partita/console): its own forms and pages
-            return console_answer(self.engine, method, headers, path, body)
+                answer = (*admin_answer(self.engine, method, path, body), None)
+                return answer if not self.secure else with_hsts(answer, headers)
+            if path.startswith(OWN_PATHS):
+                refused = self._refuse_admin(method, path, headers, body)
+                if refused is not None:
+                    return refused
+            if path == b"/metrics" and method == "GET":  # Prometheus (partita/admin/metrics.py)
+                from ..admin.metrics import CONTENT_TYPE, metrics
+
+                return 200, metrics(self.engine), CONTENT_TYPE, None
+            if self.console and is_console(path):  # the web console (partita/console): its own forms and pages
+                if self.browsers is not None:
+                    why = self.browsers.refusal(method, headers)
+                    if why is not None:
+                        return why[0], why[1].encode(), TEXT_UTF8, [(b"cache-control", b"no-store")]
+                answer = self._console_answer(method, headers, path, body)
+                return answer if not self.secure else with_hsts(answer, headers)
         if method == "POST":
-            content_type = headers.get(b"content-type", b"").split(b";")[0].strip()
+            content_type = headers.get(b"content-type", b"")
+            if content_type not in JSON_TYPES:  # what SDKs send passes as it is
+                content_type = content_type.split(b";")[0].strip()
             if body and content_type not in JSON_TYPES:
                 status, payload, reply_type = 404, _UNKNOWN_XML, None
             else:
@@ -297,8 +379,18 @@ class PartitaApp:
 
         The refusal is DynamoDB's error (the same exceptions as the API's),
         not the admin API's `{"error": ...}`: it comes from the same check.
+        Without `--auth`, browsers' requests are refused as protocol/browsers.py
+        says, with the admin API's `{"error": ...}`.
         """
-        assert self.auth is not None
+        if self.auth is None:
+            assert self.browsers is not None
+            why = self.browsers.refusal(method, headers)
+            if why is None and path.startswith(ADMIN_PREFIX):
+                message = admin_refusal(method, headers)
+                why = None if message is None else (415, message)
+            if why is None:
+                return None
+            return why[0], orjson.dumps({"error": why[1]}), b"application/json", [(b"cache-control", b"no-store")]
         try:
             self.auth.authorize_admin(self.auth.verify(method, path, headers, body))
         except DynamoDBError as error:
@@ -332,18 +424,82 @@ class PartitaApp:
                 request = orjson.loads(body)
             except orjson.JSONDecodeError:
                 raise SerializationException() from None
-        service, _, operation = headers.get(b"x-amz-target", b"").decode("latin-1").partition(".")
-        if service + "." not in TARGET_PREFIXES or not operation:
-            raise UnknownOperationException()
+        target = headers.get(b"x-amz-target", b"")
+        known = _TARGETS.get(target)
+        if known is None:
+            service, _, operation = target.decode("latin-1").partition(".")
+            if service + "." not in TARGET_PREFIXES or not operation:
+                raise UnknownOperationException()
+            if len(_TARGETS) < _MAX_TARGETS:
+                _TARGETS[target] = service, operation
+        else:
+            service, operation = known
         # The Host header goes down for DescribeEndpoints (its Address).
         if self.auth is None:
-            _check_auth(headers)
+            _check_auth(headers, path)
             return handle(self.engine, operation, request, service, headers.get(b"host"))
         principal = self.auth.verify("POST", path, headers, body if raw is None else raw)
         authorize = principal.authorizer  # made once per principal (a reload makes new principals)
         if authorize is None or authorize.args[1] is not self.engine:
             authorize = principal.authorizer = partial(self.auth.authorize, principal, self.engine)
         return handle(self.engine, operation, request, service, headers.get(b"host"), authorize)
+
+
+    def _run_regional(
+        self, headers: dict[bytes, bytes], body: bytes, raw: bytes | None = None, path: bytes = b"/"
+    ) -> dict[str, Any]:
+        """`_run` on a server of several regions: the engine is the one of the credential's region.
+
+        The region is read from the Authorization header after its form is
+        checked (without `--auth`) or its signature verified (with it: the
+        scope must then name one of the regions, sigv4.check_scope).
+        """
+        from .auth.sigv4 import credential_region, unknown_region
+
+        assert self.regions is not None
+        request = None
+        if body:
+            try:
+                request = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                raise SerializationException() from None
+        service, _, operation = headers.get(b"x-amz-target", b"").decode("latin-1").partition(".")
+        if service + "." not in TARGET_PREFIXES or not operation:
+            raise UnknownOperationException()
+        if self.auth is None:
+            _check_auth(headers, path)
+            region = credential_region(headers)
+            engine = self.regions.get(region)
+            if engine is None:
+                raise unknown_region(region)
+            answer = handle(engine, operation, request, service, headers.get(b"host"))
+        else:
+            principal = self.auth.verify("POST", path, headers, body if raw is None else raw)
+            engine = self.regions[credential_region(headers)]
+            answer = handle(engine, operation, request, service, headers.get(b"host"),
+                            partial(self.auth.authorize, principal, engine))
+        engine.global_tables.after_request()  # with no replication lag, the other regions see it now
+        return answer
+
+
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+"""What Partita's own routes (the console, the admin API) send over TLS: a browser then never
+goes to them over plain HTTP for a year. Not on the DynamoDB API: DynamoDB's answers carry no
+Strict-Transport-Security (recorded response headers: server, date, content-type,
+content-length, connection, x-amzn-requestid, x-amz-crc32), and SDKs do not read it."""
+
+
+def with_hsts(answer: Answer, headers: dict[bytes, bytes]) -> Answer:
+    """`answer` with HSTS, unless the browser reached the server as the loopback by name: HSTS is
+    per host, ports aside, so `localhost` would force HTTPS on every other local dev server (and
+    browsers ignore it for IP literals, RFC 6797 8.1)."""
+    host = headers.get(b"host")
+    if host is not None:
+        name = host_name(host)
+        if name == "localhost" or name.endswith(".localhost") or ":" in name or name.replace(".", "").isdigit():
+            return answer
+    status, payload, content_type, extra = answer
+    return status, payload, content_type, [HSTS] if extra is None else [*extra, HSTS]
 
 
 def _with_cors(answer: Answer, method: str, headers: dict[bytes, bytes]) -> Answer:

@@ -15,7 +15,6 @@ from typing import Any, Protocol, cast
 
 import httptools
 
-from ..console.web import PEER
 from .app import (
     HEAD_TOO_LARGE,
     MAX_HEADER_BYTES,
@@ -27,7 +26,6 @@ from .app import (
     header_bytes,
     response_head,
 )
-from .auth.sigv4 import note_repeated
 
 log = logging.getLogger("partita.http")
 
@@ -545,12 +543,17 @@ class SigningConnection(HttpConnection):
         key = name.lower()
         headers = self._headers
         if key in headers:  # an operator, not a method call: this runs for every header
+            from .auth.sigv4 import note_repeated  # --auth's (loaded with it): no start-up cost
+
             note_repeated(headers, key, headers[key], value)  # the first value stays
         else:
             headers[key] = value
 
     def on_headers_complete(self) -> None:
         if self._url.startswith(b"/console") and self._transport is not None:
+            # The console is loaded by its first request, not at start-up.
+            from ..console.web import PEER
+
             peer = self._transport.get_extra_info("peername")
             self._headers[PEER] = str(peer[0] if isinstance(peer, tuple) else peer or "").encode("latin-1", "replace")
         HttpConnection.on_headers_complete(self)  # not super(): no proxy object per request

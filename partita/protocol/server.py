@@ -57,7 +57,7 @@ import signal
 import socket
 import ssl
 from collections.abc import Callable
-from email.utils import formatdate
+from time import gmtime, time
 from typing import Any
 
 from .app import PartitaApp
@@ -68,8 +68,19 @@ log = logging.getLogger("partita.http")
 _TICK = 1.0  # seconds between sweeps of idle connections (and Date refreshes)
 
 
+_DAYS = (b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun")
+_MONTHS = (b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec")
+
+
 def _date_line() -> bytes:
-    return b"date: " + formatdate(usegmt=True).encode("ascii") + b"\r\n"
+    """The Date header, HTTP's IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 5.6.7).
+
+    Formatted here rather than by email.utils, whose package costs start-up
+    more than the rest of this module.
+    """
+    now = gmtime(time())
+    return b"date: %s, %02d %s %04d %02d:%02d:%02d GMT\r\n" % (
+        _DAYS[now.tm_wday], now.tm_mday, _MONTHS[now.tm_mon - 1], now.tm_year, now.tm_hour, now.tm_min, now.tm_sec)
 
 
 class HttpServer:

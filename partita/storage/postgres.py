@@ -56,6 +56,7 @@ from .base import (
     Unavailable,
     WriteTxn,
 )
+from .namespace import MARK, inner_key
 from .pg_schema import migrate
 
 log = logging.getLogger("partita.postgres")
@@ -64,6 +65,7 @@ log = logging.getLogger("partita.postgres")
 _GROUP = 15
 _ROW_SPACE = 1
 _TABLE_ROW = b"\x00\x00"  # index id 0: the table's own item rows
+_NAMESPACED = bytes([MARK])
 #: pg_try_advisory_lock key of the background-duty leader ("PARTITAD").
 DUTY_LOCK = 0x5041525449544144
 CHANNEL = "partita_generation"
@@ -77,21 +79,36 @@ _CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
 
 def group_of(key: bytes) -> tuple[int, int]:
-    """(table id, partition hash) of a row key: the distribution columns."""
+    """(table id, partition hash) of a row key: the distribution columns.
+
+    A row of another region's namespace (storage/namespace.py) is grouped
+    as its key inside the namespace is: table ids are unique across regions.
+    """
     if len(key) >= _GROUP and key[0] == _ROW_SPACE:
         return int.from_bytes(key[1:5], "big"), int.from_bytes(key[7:15], "big", signed=True)
+    if key[:1] == _NAMESPACED:
+        inner = inner_key(key)
+        if inner is not key:
+            return group_of(inner)
     return 0, key[0] if key else 0
 
 
 def _item_lock(key: bytes) -> int | None:
     """The advisory-lock key of an item row (None for index, stream and system rows)."""
-    if len(key) >= _GROUP and key[0] == _ROW_SPACE and key[5:7] == _TABLE_ROW:
+    inner = inner_key(key) if key[:1] == _NAMESPACED else key
+    if len(inner) >= _GROUP and inner[0] == _ROW_SPACE and inner[5:7] == _TABLE_ROW:
         return int.from_bytes(blake2b(key, digest_size=8).digest(), "big", signed=True)
     return None
 
 
 def _one_group(start: bytes, end: bytes) -> tuple[int, int] | None:
     """The group holding every key of [start, end) when there is one (a Query, an item collection)."""
+    if start[:1] == _NAMESPACED:
+        inner = inner_key(start)
+        cut = len(start) - len(inner)
+        if inner is start or end[:cut] != start[:cut]:
+            return None
+        return _one_group(inner, end[cut:])
     if len(start) < _GROUP or start[0] != _ROW_SPACE:
         return None
     head = start[:_GROUP]

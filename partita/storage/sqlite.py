@@ -1,10 +1,14 @@
 """SQLite backend: the embedded default store.
 
 One table of (key, value, weight) rows in key order (WITHOUT ROWID, so the
-primary key is the clustered index). WAL mode with synchronous=NORMAL: a
-commit is in the WAL before the call returns, so a killed process loses
-nothing it acknowledged (an OS crash may lose the last commits, which is the
-documented trade-off of NORMAL). Write transactions use BEGIN IMMEDIATE,
+primary key is the clustered index). WAL mode with synchronous=NORMAL by
+default: a commit is in the WAL before the call returns, so a killed process
+loses nothing it acknowledged, but the WAL is synced to disk only at
+checkpoints, so an OS crash or power loss may lose the last acknowledged
+commits (never the file's consistency: SQLite's documented trade-off of
+NORMAL). `sync="full"` (`partita serve --sync full`) syncs the WAL at every
+commit before the answer leaves: what was acknowledged survives an OS crash
+too; one group commit pays one sync for every write of its turn. Write transactions use BEGIN IMMEDIATE,
 which takes SQLite's single writer lock up front: every write transaction is
 serializable, across threads and across worker processes sharing the file.
 
@@ -61,6 +65,10 @@ of CPU a request; point reads and PutItem were unchanged within noise."""
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL, w INTEGER NOT NULL) WITHOUT ROWID"
 
 
+SYNC_MODES = ("normal", "full")
+"""SQLite's synchronous levels Partita offers (module docstring: what each promises)."""
+
+
 def _no_token() -> object | None:
     return None
 
@@ -68,13 +76,15 @@ def _no_token() -> object | None:
 class SQLiteStore(LockedStore):
     """A store in one SQLite file (or in memory when path is None)."""
 
-    def __init__(self, path: Path | None, wal_limit_frames: int = WAL_LIMIT_FRAMES) -> None:
+    def __init__(self, path: Path | None, wal_limit_frames: int = WAL_LIMIT_FRAMES, sync: str = "normal") -> None:
+        if sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {', '.join(SYNC_MODES)}")
         target = ":memory:" if path is None else str(path)
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
         if path is not None:
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new database
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(f"PRAGMA synchronous={sync.upper()}")
             # The Checkpointer does it; the writer's own is the backstop (WAL_CEILING_FACTOR).
             db.execute(f"PRAGMA wal_autocheckpoint={wal_limit_frames * WAL_CEILING_FACTOR}")
         db.execute("PRAGMA busy_timeout=10000")
@@ -512,11 +522,11 @@ class SQLiteStore(LockedStore):
                 self._turn_fd = None
 
 
-def open_store(data_dir: Path | None) -> Store:
+def open_store(data_dir: Path | None, sync: str = "normal") -> Store:
     """Open (creating if needed) the store kept in data_dir, or a memory store."""
     if data_dir is None:
         from .memory import MemoryStore
 
         return MemoryStore()
     data_dir.mkdir(parents=True, exist_ok=True)
-    return SQLiteStore(data_dir / "partita.sqlite3")
+    return SQLiteStore(data_dir / "partita.sqlite3", sync=sync)

@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 import threading
-import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -51,6 +51,9 @@ class LocalPartita:
     and TLS context come from the same functions `partita serve` uses. With
     `auth` the dummy keys of the environment are refused unless the file
     names them; pass `aws_access_key_id`/`aws_secret_access_key` to client().
+    `schema` is `--schema`'s file, or the same document as a dict: it is
+    checked here, so a fault raises SchemaFileError in the caller, in-process
+    as in a subprocess.
     """
 
     def __init__(
@@ -68,6 +71,7 @@ class LocalPartita:
         auth: str | os.PathLike[str] | None = None,
         tls_cert: str | os.PathLike[str] | None = None,
         tls_key: str | os.PathLike[str] | None = None,
+        schema: str | os.PathLike[str] | Mapping[str, Any] | None = None,
         subprocess: bool = False,
         env: bool = True,
         **options: Any,
@@ -78,6 +82,10 @@ class LocalPartita:
             in_memory = data_dir is None
         if in_memory and data_dir is not None:
             raise ValueError("give data_dir or in_memory=True, not both")
+        if isinstance(options.get("regions"), str):  # "us-east-1,eu-west-1" as on the command line
+            from ..cli.options import region_list
+
+            options["regions"] = region_list(options["regions"])
         given: dict[str, Any] = {"in_memory": in_memory, "region": region, "port": 0, **options}
         if data_dir is not None:
             given["data_dir"] = Path(data_dir)
@@ -89,6 +97,12 @@ class LocalPartita:
                             ("clock_offset", clock_offset), ("item_collection_limit", item_collection_limit)):
             if value is not None:
                 given[name] = value
+        self._schema_source = schema
+        self._schema_file: Path | None = None
+        if schema is not None:
+            from ..cli.serve import guard_spec
+
+            given["schema"] = guard_spec(schema)  # SchemaFileError now, not at start(); compiled once
         self.options = serve_options(**given)  # TypeError on a name serve does not know
         self._given = given
         self.region = region
@@ -106,6 +120,24 @@ class LocalPartita:
         self._process: subprocess.Popen[str] | None = None
         self._saved_env: dict[str, str | None] | None = None
         self._saved_session: Any = None
+
+    def _schema_path(self, schema: str | os.PathLike[str] | Mapping[str, Any]) -> Path:
+        """The file a subprocess server reads: the one given, or the dict written to a temporary one."""
+        if not isinstance(schema, Mapping):
+            return Path(schema)
+        import tempfile
+
+        def number(value: Any) -> Any:
+            from decimal import Decimal
+
+            if isinstance(value, Decimal):
+                return float(value)
+            raise TypeError(f"{value!r} is not JSON")
+
+        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="partita-schema-", delete=False) as out:
+            json.dump(schema, out, default=number)
+        self._schema_file = Path(out.name)
+        return self._schema_file
 
     # -- life cycle -------------------------------------------------------
 
@@ -132,6 +164,9 @@ class LocalPartita:
         if self._thread is not None:
             self._stop_thread()
         self.endpoint = ""
+        if self._schema_file is not None:
+            self._schema_file.unlink(missing_ok=True)
+            self._schema_file = None
 
     def __enter__(self) -> LocalPartita:
         return self.start()
@@ -226,7 +261,10 @@ class LocalPartita:
         self.engine = self._store = None
 
     def _start_subprocess(self) -> None:
-        argv = [sys.executable, "-m", "partita", "serve", *serve_argv(self._given)]
+        options = dict(self._given)
+        if self._schema_source is not None:
+            options["schema"] = self._schema_path(self._schema_source)
+        argv = [sys.executable, "-m", "partita", "serve", *serve_argv(options)]
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -374,9 +412,70 @@ class LocalPartita:
         now = self._admin("clock", None)["now"]
         return now
 
+    def schema_violations(self, table: str | None = None, limit: int = 100) -> dict[str, Any]:
+        """What the schema guard recorded (warn mode): {"mode", "total", "findings"}, newest first.
+
+        As `GET /partita/v1/schema/violations`; a server without a schema raises RuntimeError.
+        """
+        if self.engine is not None:
+            if self.engine.schema_guard is None:
+                raise RuntimeError("the server runs without a schema (local(schema=...))")
+            from ..admin.schema_guard import violations
+
+            return violations(self.engine, table, limit)
+        import urllib.error
+        from urllib.parse import quote
+
+        query = f"?limit={limit}" + (f"&table={quote(table)}" if table else "")
+        try:
+            return self._admin("schema/violations" + query, None)
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                raise RuntimeError("the server runs without a schema (local(schema=...))") from None
+            raise
+
+    def advice(self, table: str | None = None) -> list[dict[str, Any]]:
+        """The access-pattern advisor's findings (of one table), as `GET /partita/v1/advice` answers.
+
+        Over HTTP in-process too: the findings are computed on the server's
+        own thread, never beside requests it is serving.
+        """
+        from urllib.parse import quote
+
+        resource = "advice" if table is None else "advice?table=" + quote(table, safe="")
+        findings: list[dict[str, Any]] = self._admin(resource, None)["findings"]
+        return findings
+
+    # -- global tables (a server of several regions: regions=[...]) ---------------------------
+
+    def hold_replication(self) -> None:
+        """Stop applying global tables' writes to the other replicas (they wait, in order)."""
+        self._replication({"hold": True})
+
+    def release_replication(self, *, settle: bool = True) -> None:
+        """Resume replication; with `settle`, apply every due write before returning."""
+        self._replication({"hold": False, "settle": settle})
+
+    def settle_replication(self) -> dict[str, Any]:
+        """Apply every due write now (the lag still counts: advance the clock past it first)."""
+        return self._replication({"settle": True})
+
+    def replication(self) -> dict[str, Any]:
+        """Replication as `GET /partita/v1/replication` shows it (regions, backlog, conflicts...)."""
+        return self._replication(None)
+
+    def _replication(self, body: dict[str, Any] | None) -> dict[str, Any]:
+        if self.engine is not None:
+            from ..admin.replication import replication
+
+            return replication(self.engine, "GET" if body is None else "POST", body)
+        return self._admin("replication", body)
+
     def _admin(self, resource: str, body: dict[str, Any] | None) -> dict[str, Any]:
         if not self.started:
             raise RuntimeError("the Partita server is not started")
+        import urllib.request  # (http.client, email): only a subprocess server's controls need it
+
         request = urllib.request.Request(
             f"{self.endpoint}/partita/v1/{resource}",
             data=None if body is None else json.dumps(body).encode(),
@@ -407,6 +506,11 @@ def serve_argv(options: dict[str, Any]) -> list[str]:
         if isinstance(value, bool):
             if value:
                 argv.append(flag)
+        elif isinstance(value, list | tuple) and name == "regions":  # one comma-separated list
+            argv += [flag, ",".join(str(part) for part in value)]
+        elif isinstance(value, list | tuple):  # a repeatable flag (--advice-setting)
+            for each in value:
+                argv += [flag, str(each)]
         elif value is not None:
             argv += [flag, str(value)]
     serve_parser().parse_args(argv)

@@ -33,14 +33,48 @@ class Page:
     text: str
 
 
+#: url -> (cookie, form token) of the one browser session the plain-HTTP tests play.
+_SESSIONS: dict[str, tuple[str, str]] = {}
+
+
+def form_session(url: str) -> tuple[str, str]:
+    """The console's per-browser cookie and form token (servers without `--auth`), as a
+    browser gets them: from the first page it loads."""
+    if url not in _SESSIONS:
+        parsed = urlparse(url)
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        try:
+            conn.request("GET", "/console")
+            response = conn.getresponse()
+            text = response.read().decode()
+            cookie = (response.getheader("set-cookie") or "").split(";")[0]
+        finally:
+            conn.close()
+        match = re.search(r'name="csrf" value="([^"]+)"', text)
+        assert cookie.startswith("partita_csrf=") and match is not None, text[:300]
+        _SESSIONS[url] = (cookie, match.group(1))
+    return _SESSIONS[url]
+
+
 def request(url: str, path: str, *, method: str = "GET", form: dict[str, str] | None = None,
-            body: bytes | None = None, content_type: str | None = None) -> Page:
-    """One request, redirects not followed (a form POST answers 303)."""
+            body: bytes | None = None, content_type: str | None = None, token: bool = True) -> Page:
+    """One request, redirects not followed (a form POST answers 303).
+
+    A POST carries the console's cookie and form token, as the browser's forms do
+    (`token=False`: as another site's page would send it, without them).
+    """
     parsed = urlparse(url)
     payload = urlencode(form).encode() if form is not None else (body or b"")
     headers = {}
     if form is not None or content_type:
         headers["Content-Type"] = content_type or "application/x-www-form-urlencoded"
+    if method == "POST" and token:
+        cookie, csrf = form_session(url)
+        headers["Cookie"] = cookie
+        if form is not None and "csrf" not in form:
+            payload = urlencode({**form, "csrf": csrf}).encode()
+        elif form is None and (content_type or "application/x-www-form-urlencoded") == "application/x-www-form-urlencoded":
+            payload = payload + b"&csrf=" + csrf.encode()
     conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
     try:
         conn.request(method, path, body=payload if method != "GET" else None, headers=headers)
@@ -65,6 +99,11 @@ def text_between(text: str, pattern: str) -> list[str]:
     return re.findall(pattern, text, re.S)
 
 
+#: One Playwright and one Chromium per process, shared by every module that imports `browser`
+#: (each import is its own session fixture, and Playwright's sync API cannot run twice at once).
+_SHARED: dict[str, Any] = {"users": 0}
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
@@ -73,12 +112,18 @@ def browser() -> Iterator[Any]:
         pytest.fail("the console's browser tests need Debian's chromium: run ./dev (it installs it)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    if _SHARED["users"] == 0:
+        _SHARED["manager"] = sync_playwright()
+        playwright = _SHARED["manager"].__enter__()
+        _SHARED["chromium"] = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    _SHARED["users"] += 1
+    try:
+        yield _SHARED["chromium"]
+    finally:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] == 0:
+            _SHARED.pop("chromium").close()
+            _SHARED.pop("manager").__exit__(None, None, None)
 
 
 @pytest.fixture

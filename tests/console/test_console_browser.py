@@ -6,8 +6,11 @@ the machine running the suite is small and shared.
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
+import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from capacity_helpers import strict_client
-from conftest import STORE, Server, create_table, launch
+from conftest import STORE, Server, client_for, create_table, launch
 from console_helpers import browser, item_path, make_table, page, request, screenshot  # noqa: F401
 from test_console_login import _auth, _table
 
@@ -124,7 +127,11 @@ def test_query_scan_page_cost_and_code_in_the_browser(page: Any, ddb: Any, endpo
     assert "Read 40 items" in page.locator(".wasted-note").first.inner_text()
     suggestion = page.locator("#suggestion")
     assert suggestion.locator("tr.total").get_attribute("data-scanned") == "10"
+    # The code is folded below the items and their cost: one click shows it.
+    assert not suggestion.locator("details.code-tabs").evaluate("d => d.open")
+    suggestion.locator("details.code-tabs summary").click()
     assert "client.query(" in suggestion.locator(".code-boto3").inner_text()
+    page.locator("details.code-tabs summary").last.click()
     assert "client.scan(" in page.locator(".code-boto3").last.inner_text()
     assert page.locator("table.items tbody tr").count() == 10
     screenshot(page, "scan-vs-query")
@@ -200,3 +207,91 @@ def _signing_in_and_out(page: Any, url: str) -> None:  # noqa: F811 (the importe
     page.wait_for_url(url + "/console/login")
     page.goto(url + "/console")
     assert page.url.startswith(url + "/console/login")
+
+
+# -- issue 32: a hostile page without `--auth` --------------------------------------------------
+# A page served from another origin (another port of the loopback: the same site to the browser,
+# another origin) tries what the adversarial run recorded: a form POST that deletes a table, one
+# that creates a table, `no-cors` fetches that reset the server and move its clock a century
+# ahead. Chromium sends them (none needs a preflight); Partita refuses each. In this module
+# because the session's one Chromium (the imported `browser` fixture) must be shared.
+
+ATTACK = """<!doctype html>
+<html><body>
+<iframe name="sink"></iframe>
+<form id="delete" method="post" action="{target}/console/tables/victim/delete" target="sink"></form>
+<form id="create" method="post" action="{target}/console/tables" target="sink">
+  <input name="name" value="made-by-evil"><input name="hash" value="pk"></form>
+<script>
+async function attack() {{
+  const out = [];
+  for (const [path, body] of [["/partita/v1/reset", ""], ["/partita/v1/clock", '{{"advance_seconds": 3153600000}}']]) {{
+    try {{ await fetch("{target}" + path, {{method: "POST", mode: "no-cors", body}}); out.push("sent"); }}
+    catch (e) {{ out.push("blocked"); }}
+  }}
+  document.getElementById("delete").submit();
+  await new Promise(r => setTimeout(r, 300));
+  document.getElementById("create").submit();
+  await new Promise(r => setTimeout(r, 300));
+  document.title = "done " + out.join(",");
+}}
+attack();
+</script>
+</body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def target() -> Iterator[Server]:  # a server of its own: the attack would drop the shared one's tables
+    srv = launch("--in-memory")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def hostile(target: Server) -> Iterator[str]:
+    html = ATTACK.format(target=target.url).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(html)))
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def test_a_hostile_page_changes_nothing(page: Any, target: Server, hostile: str) -> None:  # noqa: F811
+    ddb = client_for(target.url)
+    create_table(ddb, "victim")
+    ddb.put_item(TableName="victim", Item={"pk": {"S": "a"}})
+    page.goto(hostile)
+    page.wait_for_function("document.title.startsWith('done')")
+    assert page.title() == "done sent,sent"  # the browser did send both fetches
+    frame = page.frame(name="sink")
+    assert frame is not None
+    frame.wait_for_load_state()
+    assert "Partita refuses a cross-site request to its console and admin routes" in frame.content()
+    assert ddb.list_tables()["TableNames"] == ["victim"]
+    assert ddb.get_item(TableName="victim", Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+    # The clock did not move.
+    with urllib.request.urlopen(target.url + "/partita/v1/clock", timeout=10) as answer:
+        assert json.loads(answer.read())["offset_seconds"] == 0
+
+
+def test_the_console_itself_still_deletes_through_its_form(page: Any, target: Server) -> None:  # noqa: F811
+    ddb = client_for(target.url)
+    create_table(ddb, "mine")
+    page.goto(target.url + "/console")
+    page.locator('tr[data-table="mine"] button.danger').click()  # the fixture accepts confirm()
+    page.wait_for_url("**/console")
+    assert "mine" not in ddb.list_tables()["TableNames"]

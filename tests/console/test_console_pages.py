@@ -155,7 +155,9 @@ def test_every_sort_key_operator(ddb: Any, endpoint: str, table_name: str, opera
             "forward": "0", "consistent": "1"}
     page = request(endpoint, f"/console/tables/{table_name}/query?" + urlencode(args))
     assert page.status == 200, page.text
-    shown = [int(n) for n in re.findall(r'<tr><td><a href="[^"]+">&#34;p&#34;</a></td><td>(\d+)</td>', page.text)]
+    # The partition key links to its collection, the sort key to the item.
+    shown = [int(n) for n in re.findall(r'<tr><td><a href="[^"]+/collection\?pk=p">&#34;p&#34;</a></td>'
+                                        r'<td><a href="[^"]+/item\?key=[^"]+">(\d+)</a></td>', page.text)]
     assert shown == sorted(expected, reverse=True)
     units = _cost_rows(page.text)[0]["units"]
     condition = {"": "pk = :p", "BETWEEN": "pk = :p AND sk BETWEEN :a AND :b"}.get(operator, f"pk = :p AND sk {operator} :a")
@@ -214,14 +216,15 @@ def test_item_collection_in_sort_key_order_with_sizes_total_limit_and_partition(
     collection = ddb.query(TableName=table_name, KeyConditionExpression="pk = :p",
                            ExpressionAttributeValues={":p": {"S": "c1"}})["Items"]
     assert section.groups() == ("5", str(sum(item_size(_wire(i)) for i in collection)), section.group(3))
-    shown = re.findall(r'&#34;c1&#34;</a></td><td>(\d)</td>', page.text)
+    shown = re.findall(r'/collection\?pk=c1">&#34;c1&#34;</a></td><td><a href="[^"]+/item\?key=[^"]+">(\d)</a></td>', page.text)
     assert shown == ["1", "2", "3", "4", "5"]
     assert "Against the item collection limit of 10.0 GB" in page.text
     hot = json.loads(request(endpoint, f"/partita/v1/tables/{table_name}/partitions").text)
     assert int(section.group(3)) < hot["partition_count"]
     # The same collection through the local index: in d order.
     by_index = request(endpoint, f"/console/tables/{table_name}/collection?pk=c1&index=byD")
-    assert re.findall(r'&#34;c1&#34;</a></td><td>(\d)</td>', by_index.text) == ["5", "4", "3", "2", "1"]
+    assert re.findall(r'/collection\?pk=c1">&#34;c1&#34;</a></td><td><a href="[^"]+/item\?key=[^"]+">(\d)</a></td>',
+                      by_index.text) == ["5", "4", "3", "2", "1"]
 
 
 def test_item_view_shows_sets_binary_and_exact_numbers_and_saves_plain_json(ddb: Any, endpoint: str, table_name: str) -> None:

@@ -39,7 +39,12 @@ Facts and sources (copied as facts, no code):
 
 from __future__ import annotations
 
+import importlib.util
+import zlib
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from partita.errors import ShapeValidationException, ValidationException
 
@@ -61,13 +66,37 @@ _validators_by_service: dict[str, dict[str, ContainerCheck | None]] = {DYNAMODB:
 _validators = _validators_by_service[DYNAMODB]
 
 
+def read_model(service: str) -> dict[str, Any]:
+    """The service model botocore ships (its latest API version), read without importing botocore.
+
+    botocore's Loader would bring its HTTP stack (urllib3, dateutil, ...) into
+    the server for one JSON file: 100 ms of start-up. Same file, same choice of
+    version (the greatest directory name holding it); a model with SDK extras
+    to merge (none for these two services today) goes through the Loader itself.
+    """
+    spec = importlib.util.find_spec("botocore")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("botocore (its service models) is not installed")
+    root = Path(next(iter(spec.submodule_search_locations))) / "data" / service
+    names = ("service-2.json", "service-2.json.gz")
+    versions = [entry for entry in root.iterdir() if any((entry / name).is_file() for name in names)]
+    latest = max(versions, key=lambda entry: entry.name)
+    if (latest / "service-2.sdk-extras.json").exists():
+        from botocore.loaders import Loader
+
+        return Loader().load_service_model(service, "service-2")  # type: ignore[no-any-return]
+    plain = latest / "service-2.json"
+    if plain.is_file():
+        return orjson.loads(plain.read_bytes())  # type: ignore[no-any-return]
+    # zlib, not gzip: the gzip module costs more to import than the file takes to read.
+    return orjson.loads(zlib.decompress((latest / "service-2.json.gz").read_bytes(), 16 + zlib.MAX_WBITS))  # type: ignore[no-any-return]
+
+
 def _load(service: str = DYNAMODB) -> tuple[dict[str, Any], ShapeCompiler]:
     try:
         return _models[service]
     except KeyError:
-        from botocore.loaders import Loader
-
-        model = Loader().load_service_model(service, "service-2")
+        model = read_model(service)
         _models[service] = model, ShapeCompiler(model)
         return _models[service]
 

@@ -14,6 +14,7 @@ from typing import Any
 from ...engine.tables.projections import check_projection
 from ...engine.vector import declare as vector_declare
 from ...errors import ValidationException, shown
+from .replicas import is_replica_request, validate_replica_request
 
 INVALID = "One or more parameter values were invalid: "
 MAX_CAPACITY = 1_000_000_000_000
@@ -263,10 +264,11 @@ _REQUIRED_LIST = (
     "SSESpecification", "ReplicaUpdates", "MultiAccountReplicaReady", "ReplicaTransitRoleArn",
     "MultiRegionConsistency", "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
 )
-#: Global-table members, refused until Partita has global tables: never silently dropped.
+#: Global-table members Partita does not implement (multi-account global tables, the settings
+#: replication mode): refused by name, never silently dropped. ReplicaUpdates, witnesses and
+#: MultiRegionConsistency are engine/regions' (issue 29).
 _GLOBAL_TABLE_MEMBERS = {
-    "UpdateTable": ("ReplicaUpdates", "GlobalTableWitnessUpdates", "MultiRegionConsistency",
-                    "GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled"),
+    "UpdateTable": ("GlobalTableSettingsReplicationMode", "DisassociationProtectionEnabled"),
     "CreateTable": ("GlobalTableSourceArn", "GlobalTableSettingsReplicationMode"),
 }
 
@@ -277,16 +279,17 @@ def _nothing_to_change(request: dict[str, Any]) -> ValidationException:
 
 
 def check_global_table_members(operation: str, request: dict[str, Any]) -> None:
-    """Refuse a global-table member by name: Partita has no replicas yet (a later issue).
+    """Refuse a global-table member Partita does not implement, by name.
 
-    Accepting and dropping one made Terraform's `replica {}` wait forever for
-    a replica that never came. The text is Partita's own, not DynamoDB's
-    (there is nothing of DynamoDB's to copy for a feature it has).
+    Accepting and dropping one would leave a tool waiting for a change that
+    never comes. The text is Partita's own, not DynamoDB's (there is nothing
+    of DynamoDB's to copy for a feature it has).
     """
     for member in _GLOBAL_TABLE_MEMBERS[operation]:
         if request.get(member) is not None:
             raise ValidationException(
-                f"{member} is not supported: Partita does not implement global tables (replicas) yet"
+                f"{member} is not supported: Partita does not implement multi-account global tables "
+                "or settings replication modes yet"
             )
 
 
@@ -299,6 +302,9 @@ def validate_update_table(request: dict[str, Any]) -> None:
             # Recorded for GlobalSecondaryIndexUpdates (2026); VectorIndexUpdates' by analogy (unconfirmed).
             raise _invalid(f"List of {member} is empty")
     check_global_table_members("UpdateTable", request)
+    if is_replica_request(request):
+        validate_replica_request(request)
+        return
     for update in request.get("GlobalSecondaryIndexUpdates") or []:
         actions = [a for a in ("Create", "Update", "Delete") if a in update]
         if not actions:

@@ -4,11 +4,22 @@
 (function () {
   var holder = document.getElementById("live-streams");
   if (!holder) return;
+  // The wording of console/times.py's `relative` ("in 42 s", "in 59 min", "in 2 h 5 min", "in 3 days 4 h").
+  function span(seconds) {
+    var whole = Math.floor(seconds);
+    if (whole < 60) return whole + " s";
+    if (whole < 3600) return Math.floor(whole / 60) + " min";
+    if (whole < 86400) {
+      var h = Math.floor(whole / 3600), m = Math.floor(whole % 3600 / 60);
+      return m ? h + " h " + m + " min" : h + " h";
+    }
+    var d = Math.floor(whole / 86400), hours = Math.floor(whole % 86400 / 3600);
+    var text = d === 1 ? "1 day" : d + " days";
+    return hours ? text + " " + hours + " h" : text;
+  }
   function format(seconds) {
     if (seconds <= 0) return "due (deleted within the TTL delay)";
-    var d = Math.floor(seconds / 86400), h = Math.floor(seconds % 86400 / 3600),
-        m = Math.floor(seconds % 3600 / 60), s = Math.floor(seconds % 60);
-    return (d ? d + "d " : "") + (d || h ? h + "h " : "") + (d || h || m ? m + "m " : "") + s + " s";
+    return seconds < 1 ? "now" : "in " + span(seconds);
   }
   function tick() {
     holder.querySelectorAll("tr.expiry").forEach(function (row) {

@@ -1,7 +1,8 @@
 """The change log: one entry per item change, written in the change's own commit.
 
-A table writes it while point-in-time recovery is on or a snapshot of it is
-being taken (`_PointInTimeRecovery` or `_Capture` in its catalog document);
+A table writes it while point-in-time recovery is on, a snapshot of it is
+being taken or a Kinesis streaming destination is live (`_PointInTimeRecovery`,
+`_Capture` or `_KinesisLive` in its catalog document: `CHANGE_LOG_MARKERS`);
 `store_item` calls :meth:`ChangeLog.record`, so an entry exists exactly when
 its change committed. Entries carry the old and the new item: snapshots undo
 changes made after their instant with the old one, point-in-time restores
@@ -19,7 +20,7 @@ import orjson
 
 from ...storage.base import ReadView, WriteTxn
 from ..tables.catalog import Catalog
-from ..tables.schema import Table
+from ..tables.schema import CHANGE_LOG_MARKERS, Table
 from ..time.clock import Clock
 from .keys import counter_key, end_of, log_key, log_n, log_prefix
 
@@ -28,7 +29,7 @@ _HEAD = struct.Struct(">dI")
 
 
 def logging(description: dict[str, Any]) -> bool:
-    return "_PointInTimeRecovery" in description or "_Capture" in description
+    return any(marker in description for marker in CHANGE_LOG_MARKERS)
 
 
 @dataclass(slots=True)
@@ -38,6 +39,8 @@ class Change:
     suffix: bytes
     old: Item | None
     new: Item | None
+    #: The userIdentity of the change (TTL deletions), else None.
+    identity: dict[str, str] | None = None
 
 
 class ChangeLog:
@@ -57,8 +60,7 @@ class ChangeLog:
         together and no logged table misses an entry. The common case costs
         a generation read.
         """
-        description = table.description
-        if "_PointInTimeRecovery" in description or "_Capture" in description:
+        if table.logs_changes:
             return True
         catalog = self._catalog
         if catalog is None or catalog.current(table):
@@ -71,11 +73,13 @@ class ChangeLog:
         self._checked = (txn, table.table_id, wanted)
         return wanted
 
-    def record(self, txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: Item | None) -> None:
+    def record(self, txn: WriteTxn, table: Table, row: bytes, old: Item | None, new: Item | None,
+               identity: dict[str, str] | None = None) -> None:
         n = position(txn, table.table_id) + 1
         txn.put(counter_key(table.table_id), b"%d" % n)
         suffix = row[len(table.prefix):]
-        value = _HEAD.pack(self._clock.now(), len(suffix)) + suffix + orjson.dumps([old, new])
+        images = [old, new] if identity is None else [old, new, identity]
+        value = _HEAD.pack(self._clock.now(), len(suffix)) + suffix + orjson.dumps(images)
         txn.put(log_key(table.table_id, n), value)
 
 
@@ -89,8 +93,8 @@ def decode(key: bytes, raw: bytes) -> Change:
     time, length = _HEAD.unpack_from(raw)
     start = _HEAD.size
     suffix = raw[start:start + length]
-    old, new = orjson.loads(raw[start + length:])
-    return Change(log_n(key), time, suffix, old, new)
+    images = orjson.loads(raw[start + length:])
+    return Change(log_n(key), time, suffix, images[0], images[1], images[2] if len(images) > 2 else None)
 
 
 def changes(view: ReadView, table_id: int, after: int, limit: int | None = None) -> Iterator[Change]:

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import secrets
 import struct
 
 from ..model.keys import prefix_successor
@@ -29,7 +28,7 @@ EXPORT_ROW = META_SPACE + b"e"
 IMPORT_ROW = META_SPACE + b"i"
 PITR_ROW = META_SPACE + b"p"
 TOKEN_ROW = META_SPACE + b"t"
-_SEQUENCE_ROW = b"\x00seq-backups"
+SEQUENCE_ROW = b"\x00seq-backups"
 
 
 def end_of(prefix: bytes) -> bytes:
@@ -74,12 +73,14 @@ def pitr_key(table_id: int) -> bytes:
 
 def next_id(txn: object) -> int:
     """A number never given out before (snapshot and job ids)."""
-    raw = txn.get(_SEQUENCE_ROW)  # type: ignore[attr-defined]
+    raw = txn.get(SEQUENCE_ROW)  # type: ignore[attr-defined]
     value = 1 if raw is None else int(raw) + 1
-    txn.put(_SEQUENCE_ROW, b"%d" % value)  # type: ignore[attr-defined]
+    txn.put(SEQUENCE_ROW, b"%d" % value)  # type: ignore[attr-defined]
     return value
 
 
 def resource_id(now: float) -> str:
     """The id part of a backup, export or import ARN: milliseconds then 8 hex digits, as DynamoDB's."""
+    import secrets  # (hmac, hashlib): the engine imports this module at start-up for its key spaces
+
     return f"{int(now * 1000):014d}-{secrets.token_hex(4)}"

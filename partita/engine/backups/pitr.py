@@ -15,6 +15,7 @@ table being restored or exported from is not folded while that runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -82,6 +83,11 @@ def _pinned(jobs: list[Job]) -> set[int]:
     return {j["replay"]["table_id"] for j in jobs if j.get("replay")} | {j["source_id"] for j in jobs if "source_id" in j}
 
 
+#: (view, table id) -> the n after which another reader (a Kinesis destination) still needs the
+#: table's change log, or None when it needs none of it.
+Hold = Callable[[ReadView, int], "int | None"]
+
+
 class Trimmer:
     """The duty: fold changes older than the window into the base; drop log entries nobody needs."""
 
@@ -89,6 +95,8 @@ class Trimmer:
         self._store = store
         self._catalog = catalog
         self._clock = clock
+        #: Other readers of the change log, which keep their entries from being dropped.
+        self.holds: list[Hold] = []
 
     def run(self) -> bool:
         jobs = all_jobs(self._store)
@@ -135,6 +143,10 @@ class Trimmer:
                     write_state(txn, table_id, state)
             if state is not None:
                 keep_after = state["seq"] if keep_after is None else min(keep_after, state["seq"])
+            for hold in self.holds:
+                held = hold(txn, table_id)
+                if held is not None:
+                    keep_after = held if keep_after is None else min(keep_after, held)
             end = log_key(table_id, keep_after + 1) if keep_after is not None else end_of(log_prefix(table_id))
             doomed = [key for key, _ in txn.range(log_prefix(table_id), end, limit=BATCH)]
             for key in doomed:

@@ -22,7 +22,7 @@ from .keys import BACKUP_ROW, EXPORT_ROW, IMPORT_ROW, end_of
 
 @dataclass(frozen=True)
 class JobProgress:
-    kind: str  # backup, pitr-base, restore, export, import
+    kind: str  # backup, pitr-base, restore, export, import, bulk-put
     table: str
     resource: str  # the ARN (backup, export, import) or the job number
     phase: str
@@ -50,6 +50,9 @@ def running(view: ReadView) -> list[JobProgress]:
             out.append(JobProgress("export", job.get("table", ""), job["arn"], job.get("phase", "start"),
                                    job.get("items", 0) + job.get("current", 0),
                                    job.get("size", 0) + job.get("current_bytes", 0)))
+        elif kind == "bulk":  # a bulk put (engine/bulk): lines handled so far
+            out.append(JobProgress("bulk-put", job["table"], job["arn"], f"object {job.get('file', 0) + 1}",
+                                   job.get("items", 0), job.get("bytes", 0)))
         elif kind == "import":  # DescribeImport's counters stay 0 until the end, as DynamoDB's do
             out.append(JobProgress("import", job["target"], job["arn"], f"object {job.get('file', 0) + 1}",
                                    job.get("processed", 0), job.get("bytes", 0)))

@@ -56,10 +56,12 @@ class BackupService:
         self.jobs.runners.update(export=self.exports.job.step)
         self.jobs.runners["import"] = self.imports.step
         duties.add(self.jobs.run)
-        duties.add(Trimmer(store, catalog, clock).run)
-        tables.before_delete = self._before_delete
+        #: Folds and drops the change log; other readers of the log (Kinesis) add their holds.
+        self.trimmer = Trimmer(store, catalog, clock)
+        duties.add(self.trimmer.run)
 
-    def _before_delete(self, txn: WriteTxn, table: Table) -> None:
+    def before_delete(self, txn: WriteTxn, table: Table) -> None:
+        """DeleteTable's check (the engine calls it for a table marked as restoring or captured)."""
         if "_Restoring" in table.description:
             raise refuse_delete_while_restoring(table.name)
         if "_Capture" in table.description:

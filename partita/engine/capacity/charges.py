@@ -103,24 +103,23 @@ def charge_write(meter: Meter, action: ItemAction, old: Item | None, new: Item |
     meter.charge_table(table, WRITE, action.row, write_need(action, old, new), action.key)
 
 
-def charge_batch(meter: Meter, actions: list[ItemAction], resolved: list[tuple[Item | None, Item | None]],
-                 enforce: bool) -> list[DynamoDBError | None] | None:
+def charge_batch(meter: Meter, actions: list[ItemAction],
+                 resolved: list[tuple[Item | None, Item | None]]) -> list[DynamoDBError | None] | None:
     """Charge a BatchWriteItem's resolved requests in order; None if all are admitted, else each one's refusal.
 
     The requests to one table without indexes (a batch's usual shape) are
     charged by one `Meter.charge_writes`, the others one by one as
     `charge_write` charges them: the same units and the same order, so the
-    same requests are refused as when each is charged on its own. Without
-    `enforce` only tables with Contributor Insights are charged (metered).
+    same requests are refused as when each is charged on its own. Every
+    table is charged: without --emulate-throughput the meter counts and
+    never refuses.
     """
     refused: list[DynamoDBError | None] | None = None
     count = len(actions)
     position = 0
     while position < count:
         table = actions[position].table
-        if not enforce and not table.insights:
-            position += 1
-        elif not table.indexes:
+        if not table.indexes:
             position, refused = meter.charge_writes(table, actions, resolved, position, refused)
         else:
             try:

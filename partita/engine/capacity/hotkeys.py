@@ -116,6 +116,10 @@ class HotKeys:
         self._count += 1
         return pending
 
+    def drop_all(self) -> None:
+        self._pending.clear()
+        self._count = 0
+
     def drop_table(self, table_id: int) -> None:
         for token in [t for t in self._pending if t[0] == table_id]:
             del self._pending[token]

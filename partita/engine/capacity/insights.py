@@ -3,9 +3,9 @@
 AWS delivers the rankings through CloudWatch Contributor Insights rules;
 Partita computes them from the meter's hot-key counters (the same ones the
 throughput emulation uses) and serves them at `/partita/v1/tables/{name}/hot-keys`.
-While any insight of a table is enabled its requests are metered even
-without `--emulate-throughput` (the marker `_ContributorInsights` in the
-description is what the request paths check).
+Every request is metered (issue 28); while an insight of a table is
+enabled its keys are ranked exactly rather than by a sample (the marker
+`_ContributorInsights` in the description: `Resource.exact`).
 """
 
 from __future__ import annotations

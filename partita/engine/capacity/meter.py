@@ -47,7 +47,10 @@ reading it costs the request path one C call where the server clock costs
 two Python ones. Every bucket, window and lease lapse reads the server clock.
 
 With the emulation off, the limits are not checked and leases never run
-out; usage is still counted for tables with Contributor Insights enabled.
+out; usage is still counted, on every table (issue 28: the partition map,
+hot keys, Contributor Insights and /metrics show real traffic on a plain
+server). A lease then grants `UNLIMITED` tokens, so a request settles only
+when its lease is new or a publish retired it.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ from .buckets import (
 )
 from .hotkeys import HOT_SLOT_BYTES, HOT_SLOTS, HotKeys
 from .leases import LEASE_TTL, UNLIMITED, Entry, Lease, pays
-from .partitions import INSIGHTS, TABLE_MAP, TABLE_MAX_UNITS, row_hash
+from .partitions import TABLE_MAP, TABLE_MAX_UNITS, row_hash
 from .remote import BORROW_SECONDS, RemoteBuckets
 from .resources import LEVEL_AT, Resource, resources_of, tokens_at
 from .shared import SharedRegion, slot_key
@@ -95,7 +98,10 @@ __all__ = ["DIMENSIONS", "LEASE_TTL", "READ", "WRITE", "Charge", "Meter", "Resou
 log = logging.getLogger("partita.capacity")
 #: The tag bit of a table's or GSI's own bucket (the partitions' buckets have it clear).
 LEVEL = 0x10000
-SLOTS = 4096
+#: Bucket slots of the shared region: every metered table takes one for itself and one per
+#: partition that sees traffic (a table's 8 partitions and its GSIs' mean up to ~20), and every
+#: table is metered (4096 until issue 28 metered only emulated and Contributor Insights tables).
+SLOTS = 16384
 #: How often a busy process adds its leases' usage and its hot keys to the shared region.
 PUBLISH_SECONDS = 0.25
 
@@ -527,9 +533,24 @@ class Meter:
                 fields[LAST_HOT] = 0.0
                 DIM.pack_into(self.slots.buffer, offset, *fields)
 
-    def forget_if_used(self, table: Table) -> None:
-        if self.enforcing or INSIGHTS in table.description:
-            self.forget(table.table_id)
+    def forget_all(self) -> None:
+        """Every table was dropped (`POST /partita/v1/reset`): free every slot and lease at once.
+
+        Without it a test suite that resets between tests fills the shared
+        region within a few hundred tables, since every table is metered.
+        Other workers keep stale leases of the old table ids, which are
+        never reused: a publish skips a lease whose slot has a new owner.
+        """
+        with self._lock:
+            self._leases.clear()
+            self.hot.drop_all()
+            with self.region.lock.held():
+                for table in (self.slots, self.hot.table):
+                    table.release_all()
+                if self.remote is not None:
+                    for table_id in list(self._resources):
+                        self.remote.forget(table_id)
+        self._resources.clear()
 
     def forget(self, table_id: int) -> None:
         """A table was deleted: free its slots (table ids are never reused)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 
 _KEY = struct.Struct("<IIQ")  # table id, tag (0 = free), partition start / key digest
 #: The first bytes of the file: a file of another layout (an older Partita) is cleared, not misread.
-MAGIC = b"PCAP0002"
+MAGIC = b"PCAP0003"  # 0003: 16384 bucket slots (issue 28)
 HEADER = 64
 
 
@@ -69,13 +69,26 @@ class SlotTable:
         return None
 
     def slots(self) -> Iterator[tuple[int, int, int, int]]:
-        """(table id, tag, start, offset) of every claimed slot."""
-        buf = self.buffer
-        for i in range(self.count):
-            at = self.base + i * self.size
-            table_id, tag, start = _KEY.unpack_from(buf, at)
-            if tag:
-                yield table_id, tag, start, at
+        """(table id, tag, start, offset) of every claimed slot.
+
+        One `iter_unpack` over the table (a C loop) rather than an unpack per
+        slot: DeleteTable and every introspection walk all the slots.
+        """
+        whole = struct.Struct(f"<IIQ{self.size - _KEY.size}x")
+        view = memoryview(self.buffer)[self.base : self.base + self.count * self.size]
+        try:
+            for i, (table_id, tag, start) in enumerate(whole.iter_unpack(view)):
+                if tag:
+                    yield table_id, tag, start, self.base + i * self.size
+        finally:
+            view.release()
+
+    def release_all(self) -> None:
+        """Forget every slot (every table was dropped), writing only the claimed ones."""
+        zero = bytes(self.size)
+        for _, _, _, at in list(self.slots()):
+            self.buffer[at : at + self.size] = zero
+        self._cache = {}
 
     def release_table(self, table_id: int) -> None:
         """Forget every slot of a deleted table (slots of other tables keep their places)."""
@@ -130,11 +143,13 @@ class SharedRegion:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.lockf(fd, fcntl.LOCK_EX)
             try:
-                if os.fstat(fd).st_size < total:
+                size = os.fstat(fd).st_size
+                if size < total:
                     os.ftruncate(fd, total)
                 self.buffer = mmap.mmap(fd, total)
                 if self.buffer[: len(MAGIC)] != MAGIC:
-                    self.buffer[:] = bytes(total)
+                    if size:  # a new file reads as zeros: writing them would only touch every page
+                        self.buffer[:] = bytes(total)
                     self.buffer[: len(MAGIC)] = MAGIC
             finally:
                 fcntl.lockf(fd, fcntl.LOCK_UN)

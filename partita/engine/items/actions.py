@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..capacity import Consumed
 from ..expressions import evaluate
 from ..tables.schema import Table
 from .updates import BoundUpdate
+
+if TYPE_CHECKING:
+    from ..schema_guard.guard import Violation
 
 Item = dict[str, dict[str, Any]]
 
@@ -58,6 +61,8 @@ class ItemAction:
     #: weight and for the capacity charged.
     old_size: int = 0
     new_size: int = 0
+    #: The schema guard's finding on the new item in warn mode, recorded when it is stored.
+    violation: Violation | None = None
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -27,6 +27,9 @@ from ..tables.schema import Table
 from .actions import ItemAction
 from .single import resolve, store, write_capacity
 from .writes import WriteRules
+
+if TYPE_CHECKING:
+    from ..advisor.advisor import Advisor
 
 Item = dict[str, dict[str, Any]]
 
@@ -103,7 +106,6 @@ def read_keys(
     (None in `items`, its position in `throttled`).
     """
     result = BatchGetResult()
-    enforce = meter is not None and meter.enforcing
     with store.snapshot() as view:
         for read in reads:
             row = read.table.row_key(read.key)
@@ -113,7 +115,7 @@ def read_keys(
             if limit is not None and result.size + size > limit:
                 break
             units = read_units(size, read.consistent)
-            if meter is not None and (enforce or read.table.insights):
+            if meter is not None:
                 try:
                     meter.charge([read_charge(meter, read.table, None, row, units, read.key)])
                 except DynamoDBError as error:
@@ -127,11 +129,12 @@ def read_keys(
 
 
 class BatchOps:
-    def __init__(self, store: Store, rules: WriteRules, meter: Meter | None = None) -> None:
+    def __init__(self, store: Store, rules: WriteRules, meter: Meter | None = None,
+                 advisor: Advisor | None = None) -> None:
         self._store = store
         self._rules = rules
         self._meter = meter
-        self._enforce = meter is not None and meter.enforcing
+        self._advisor = advisor
 
     def write(self, actions: list[ItemAction]) -> list[WriteOutcome]:
         """Write every prepared put or delete, all in one store transaction.
@@ -147,10 +150,11 @@ class BatchOps:
             # Every request is read before any is stored, so that the meter can charge the batch in
             # one call; the rows are distinct (api/batch.py refuses duplicates), so no read would
             # have seen another request's write.
-            resolved = [resolve(txn, action) for action in actions]
+            guard = self._rules.guard
+            resolved = [resolve(txn, action, guard) for action in actions]
             refused = None
-            if meter is not None and (self._enforce or any(action.table.insights for action in actions)):
-                refused = charge_batch(meter, actions, resolved, self._enforce)
+            if meter is not None:
+                refused = charge_batch(meter, actions, resolved)
             for position, action in enumerate(actions):
                 old, new = resolved[position]
                 error = None if refused is None else refused[position]
@@ -163,4 +167,13 @@ class BatchOps:
 
     def get(self, reads: list[KeyRead], limit: int = MAX_BATCH_GET_BYTES) -> BatchGetResult:
         """BatchGetItem: at most `limit` bytes of items (their size before any projection)."""
-        return read_keys(self._store, reads, limit, self._meter)
+        result = read_keys(self._store, reads, limit, self._meter)
+        advisor = self._advisor
+        if advisor is not None:  # each key read counts in its shape (table, key tags), as a GetItem would
+            consumed = iter(result.consumed)  # one per read processed and not throttled
+            for position, item in enumerate(result.items):
+                if position in result.throttled:
+                    continue
+                read = reads[position]
+                advisor.point_read("BatchGetItem", read.table, read.key, next(consumed).total, item is not None)
+        return result

@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -44,6 +44,9 @@ from ..model.keys import (
 )
 from ..model.sizes import item_size
 from ..tables.schema import Index, KeyAttribute, Table
+
+if TYPE_CHECKING:
+    from ..advisor.traces import Traces
 
 Item = dict[str, dict[str, Any]]
 Predicate = Callable[[Item], bool]
@@ -270,10 +273,11 @@ def row_hash(space: KeySpace, row_key: bytes) -> int:
 class ReadOps:
     """Query and Scan pages over one store."""
 
-    def __init__(self, store: Store, meter: Meter | None = None) -> None:
+    def __init__(self, store: Store, meter: Meter | None = None, traces: Traces | None = None) -> None:
         self._store = store
         self._meter = meter
-        self._enforce = meter is not None and meter.enforcing
+        #: The advisor's recent GSI entries: a Query on a GSI is checked against them.
+        self._traces = traces
 
     def _charge(self, space: KeySpace, page: Page, row: bytes, key: Item | None) -> Page:
         """Charge a page to the partition it read (a Query's, or where a Scan page starts).
@@ -318,7 +322,10 @@ class ReadOps:
             else:
                 end = min(end, after)
         page = self._page(space, start, end, not forward, spec)
-        if not self._enforce and not space.table.insights:
+        index = space.index
+        if index is not None and index.is_global and self._traces is not None:
+            self._traces.gsi_read(space.table.table_id, index.name, len(space.prefix), start, end)
+        if self._meter is None:
             return page
         key = {space.hash_key.name: {space.hash_key.type: hash_value}} if isinstance(hash_value, str) else None
         return self._charge(space, page, prefix, key)
@@ -337,7 +344,7 @@ class ReadOps:
         if start_key is not None:
             start = max(start, space.position(start_key) + b"\x00")
         page = self._page(space, start, end, False, spec)
-        if not self._enforce and not space.table.insights:
+        if self._meter is None:
             return page
         return self._charge(space, page, start if len(start) >= len(space.prefix) + 8 else space.prefix + bytes(8), None)
 

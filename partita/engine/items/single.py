@@ -20,6 +20,8 @@ stale item.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 
 from ...errors import ConditionalCheckFailedException, ValidationException
@@ -45,6 +47,10 @@ from .updates import (
     check_key_updates,
 )
 from .writes import WriteEffects, WriteRules, check_index_keys, store_item
+
+if TYPE_CHECKING:
+    from ..advisor.advisor import Advisor
+    from ..schema_guard.guard import SchemaGuard
 
 CONDITION_FAILED = "The conditional request failed"
 PUT_ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
@@ -178,12 +184,16 @@ def _updated(action: ItemAction, raw: bytes | None) -> Item | None:
     return new
 
 
-def resolve(view: ReadView, action: ItemAction) -> tuple[Item | None, Item | None]:
+def resolve(view: ReadView, action: ItemAction, guard: SchemaGuard | None = None) -> tuple[Item | None, Item | None]:
     """(old item, new item) of one action, read in `view`; nothing is written.
 
     Raises ConditionalCheckFailedException when the condition fails and
     ValidationException when the update cannot apply to this item. A
-    condition check's new item is the old one (it changes nothing).
+    condition check's new item is the old one (it changes nothing). With a
+    schema `guard` (`--schema`), the item a Put or an Update would store is
+    checked last, after DynamoDB's own checks: in reject mode a violation
+    raises ValidationException, in warn mode it is kept on the action for
+    `store` to record.
     """
     stored = view.get_weighted(action.row)
     raw = None if stored is None else stored[0]
@@ -191,12 +201,16 @@ def resolve(view: ReadView, action: ItemAction) -> tuple[Item | None, Item | Non
     action.old_size = 0 if stored is None else stored[1]
     check_condition(action.condition, old, action.return_old_on_fail)
     if action.kind is ActionKind.PUT:
-        return old, action.item
-    if action.kind is ActionKind.UPDATE:
-        return old, _updated(action, raw)
-    if action.kind is ActionKind.DELETE:
+        new = action.item
+    elif action.kind is ActionKind.UPDATE:
+        new = _updated(action, raw)
+    elif action.kind is ActionKind.DELETE:
         return old, None
-    return old, old
+    else:
+        return old, old
+    if guard is not None and new is not None:
+        action.violation = guard.check(action.table.name, new, action.key, action.kind.value)
+    return old, new
 
 
 # -- step 3: write -------------------------------------------------------------------------
@@ -206,6 +220,9 @@ def store(txn: WriteTxn, action: ItemAction, old: Item | None, new: Item | None,
     """Write a resolved action through `store_item` (a condition check writes nothing)."""
     if action.kind is ActionKind.CHECK:
         return WriteEffects()
+    if action.violation is not None:
+        assert rules.guard is not None
+        rules.guard.record(txn, action.violation)
     return store_item(txn, action.table, action.row, old, new, rules, action.new_size)
 
 
@@ -218,20 +235,21 @@ def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effec
 
 
 class ItemOps:
-    def __init__(self, store: Store, tables: TableOps, rules: WriteRules, meter: Meter | None = None) -> None:
+    def __init__(self, store: Store, tables: TableOps, rules: WriteRules, meter: Meter | None = None,
+                 advisor: Advisor | None = None) -> None:
         self._store = store
         self._tables = tables
         self._rules = rules
-        #: Charged on every request with --emulate-throughput, else only on tables with Contributor Insights.
+        #: Every request is charged (metered); --emulate-throughput decides whether the meter refuses.
         self._meter = meter
-        self._enforce = meter is not None and meter.enforcing
+        #: GetItem's shapes (table, key tags) for the access-pattern advisor.
+        self._advisor = advisor
 
     def _execute(self, action: ItemAction) -> tuple[Item | None, Item | None, WriteEffects]:
         """Resolve and store one action in its own write transaction (a throttled one stores nothing)."""
         with self._store.write() as txn:
-            old, new = resolve(txn, action)
-            if self._enforce or action.table.insights:
-                assert self._meter is not None
+            old, new = resolve(txn, action, self._rules.guard)
+            if self._meter is not None:
                 charge_write(self._meter, action, old, new)
             effects = store(txn, action, old, new, self._rules)
         return old, new, effects
@@ -266,10 +284,11 @@ class ItemOps:
         row = table.row_key(key)
         stored = (self._store if consistent else self._store.eventual).get_weighted(row)
         units = read_units(0 if stored is None else stored[1], consistent)
-        if self._enforce or table.insights:
-            meter = self._meter
-            assert meter is not None
+        meter = self._meter
+        if meter is not None:
             meter.charge_table(table, READ, row, units, key)
+        if self._advisor is not None:
+            self._advisor.point_read("GetItem", table, key, units, stored is not None)
         if stored is None:
             return None, Consumed(table.name, units)
         return orjson.loads(stored[0]), Consumed(table.name, units)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -46,6 +46,9 @@ from .actions import ItemAction
 from .batch import BatchGetResult, KeyRead, read_keys
 from .single import resolve, store, write_capacity
 from .writes import WriteRules
+
+if TYPE_CHECKING:
+    from ..schema_guard.guard import SchemaGuard
 
 Item = dict[str, dict[str, Any]]
 Reason = dict[str, Any]
@@ -234,7 +237,6 @@ class TransactionOps:
         self._rules = rules
         self._tokens = _Tokens(token_window_ms, clock)
         self._meter = meter
-        self._enforce = meter is not None and meter.enforcing
 
     def _charge(self, owners: list[list[Charge]]) -> None:
         """Charge every action's units (doubled, as transactions cost) at once, or cancel.
@@ -258,9 +260,6 @@ class TransactionOps:
             ]
             raise cancellation(reasons) from None
 
-    def _metered(self, tables: list[Any]) -> bool:
-        return self._meter is not None and (self._enforce or any(t.insights for t in tables))
-
     def write(self, actions: list[ItemAction], token: ClientToken | None = None) -> TransactWriteResult:
         """Run every action or none, in one store write transaction.
 
@@ -281,10 +280,9 @@ class TransactionOps:
                 remembered = self._tokens.lookup(txn, token)
                 if remembered is not None:
                     return TransactWriteResult(_read_capacity(txn, actions), remembered, replayed=True)
-            resolved = _resolve_all(txn, actions)
-            if self._metered([action.table for action in actions]):
-                meter = self._meter
-                assert meter is not None
+            resolved = _resolve_all(txn, actions, self._rules.guard)
+            meter = self._meter
+            if meter is not None:
                 self._charge([write_charges(meter, a, old, new, 2.0) for a, (old, new) in zip(actions, resolved, strict=True)])
             result = TransactWriteResult([], [])
             for index, (action, (old, new)) in enumerate(zip(actions, resolved, strict=True)):
@@ -305,9 +303,8 @@ class TransactionOps:
         result = read_keys(self._store, reads)
         if result.size > MAX_TRANSACTION_BYTES:
             raise ValidationException(TRANSACTION_TOO_LARGE)
-        if self._metered([read.table for read in reads]):
-            meter = self._meter
-            assert meter is not None
+        meter = self._meter
+        if meter is not None:
             self._charge([
                 [read_charge(meter, read.table, None, read.table.row_key(read.key), 2 * consumed.total, read.key)]
                 for read, consumed in zip(reads, result.consumed, strict=True)
@@ -315,7 +312,9 @@ class TransactionOps:
         return result
 
 
-def _resolve_all(view: ReadView, actions: list[ItemAction]) -> list[tuple[Item | None, Item | None]]:
+def _resolve_all(
+    view: ReadView, actions: list[ItemAction], guard: SchemaGuard | None
+) -> list[tuple[Item | None, Item | None]]:
     """Resolve every action against the state before the transaction; cancel if any fails.
 
     No two actions touch one item, so resolving them one after the other in
@@ -328,7 +327,7 @@ def _resolve_all(view: ReadView, actions: list[ItemAction]) -> list[tuple[Item |
     failed = False
     for action in actions:
         try:
-            resolved.append(resolve(view, action))
+            resolved.append(resolve(view, action, guard))
             reasons.append(NO_REASON)
         except (ConditionalCheckFailedException, ValidationException) as error:
             resolved.append((None, None))

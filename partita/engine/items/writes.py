@@ -28,7 +28,10 @@ from ..time.ttl_index import index_expiry
 from ..vector.entries import check_vector_item, write_vector_entries
 
 if TYPE_CHECKING:
+    from ..advisor.traces import Traces
     from ..backups.changelog import ChangeLog
+    from ..regions.log import ReplicaLog
+    from ..schema_guard.guard import SchemaGuard
     from ..streams.records import StreamWriter
 
 Item = dict[str, dict[str, Any]]
@@ -140,6 +143,12 @@ class WriteRules:
     streams: StreamWriter | None = None
     #: Writes the change log of tables under point-in-time recovery or being backed up.
     changes: ChangeLog | None = None
+    #: Checks every item a client writes against its entity's schema (`--schema`; None: no check).
+    guard: SchemaGuard | None = None
+    #: The advisor's log of GSI entries and item-collection sizes (engine/advisor/traces.py).
+    traces: Traces | None = None
+    #: Versions and change records of global tables' replicas (None: a replicated write being applied).
+    replicas: ReplicaLog | None = None
 
 
 def _put_row(txn: WriteTxn, lag: GsiLag | None, key: bytes, value: bytes, weight: int) -> None:
@@ -157,8 +166,10 @@ def _delete_row(txn: WriteTxn, lag: GsiLag | None, key: bytes) -> None:
 
 
 def _write_index(
-    txn: WriteTxn, table: Table, index: Index, old: Item | None, new: Item | None, lag: GsiLag | None
+    txn: WriteTxn, table: Table, index: Index, old: Item | None, new: Item | None, lag: GsiLag | None,
+    traces: Traces | None = None,
 ) -> float:
+    """Write one index's entry change; its units. `traces` (GSIs only) learns the entry put."""
     before = _entry(table, index, old)
     after = _entry(table, index, new)
     units = 0.0
@@ -171,6 +182,8 @@ def _write_index(
             return units
         size = item_size(after[1])
         _put_row(txn, lag, after[0], orjson.dumps(after[1]), size)
+        if traces is not None:
+            traces.gsi_write(after[0], len(index.prefix))
         charged = size if before is None else max(size, item_size(before[1]))
         units += write_units(charged)
     return units
@@ -215,27 +228,37 @@ def store_item(
         txn.put(row, orjson.dumps(new), item_size(new) if new_size is None else new_size)
     effects = WriteEffects()
     for index in table.indexes:
-        units = _write_index(txn, table, index, old, new, rules.gsi_lag if index.is_global else None)
+        if index.is_global:
+            units = _write_index(txn, table, index, old, new, rules.gsi_lag, rules.traces)
+        else:
+            units = _write_index(txn, table, index, old, new, None)
         if units:
             effects.add(index, units)
     if table.vector_indexes:
         effects.vector = write_vector_entries(
             txn, table.vector_indexes, table.key_names, row[len(table.prefix):], old, new)
     subject = new if new is not None else old
-    if subject is not None and any(not index.is_global for index in table.indexes):
+    if subject is not None and table.indexes and any(not index.is_global for index in table.indexes):
         effects.collection_bytes = collection_bytes(txn, table, subject)
+        if rules.traces is not None:
+            rules.traces.collection(table.table_id, subject[table.hash_key.name], effects.collection_bytes)
         if new is not None and effects.collection_bytes > rules.collection_limit:
             raise ItemCollectionSizeLimitExceededException("Collection size exceeded.")
     description = table.description
     ttl = description.get("_TimeToLive")
     if ttl is not None and ttl["status"] == "ENABLED":
         index_expiry(txn, table.table_id, ttl["attribute"], row, old, new)
-    if rules.streams is not None and old != new:
+    if rules.streams is None and rules.changes is None:
+        return effects
+    changed = old != new  # compared once: a write that changes nothing gets no record of either kind
+    if changed and rules.streams is not None:
         stream = rules.streams.stream_of(txn, table)  # judged inside txn: the table may be stale
         if stream is not None:
             rules.streams.record(txn, table, stream, old, new, new_size, identity)
-    if rules.changes is not None and old != new and rules.changes.wanted(txn, table):
-        rules.changes.record(txn, table, row, old, new)
+    if changed and rules.changes is not None and rules.changes.wanted(txn, table):
+        rules.changes.record(txn, table, row, old, new, identity)
+    if changed and table.replication is not None and rules.replicas is not None:
+        rules.replicas.record(txn, table, row, new)
     return effects
 
 

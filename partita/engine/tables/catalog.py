@@ -20,7 +20,7 @@ from .schema import Table
 CATALOG_SPACE = b"\x00"
 _TABLE_ROW = CATALOG_SPACE + b"t"
 _TABLE_ROW_END = CATALOG_SPACE + b"u"
-_SEQUENCE_ROW = CATALOG_SPACE + b"seq"
+SEQUENCE_ROW = CATALOG_SPACE + b"seq"
 
 
 def _row(name: str) -> bytes:
@@ -87,9 +87,9 @@ class Catalog:
 
     def next_table_id(self, txn: WriteTxn) -> int:
         """A table id never used before, so a re-created table never sees old rows."""
-        raw = txn.get(_SEQUENCE_ROW)
+        raw = txn.get(SEQUENCE_ROW)
         value = 1 if raw is None else int(raw) + 1
-        txn.put(_SEQUENCE_ROW, str(value).encode())
+        txn.put(SEQUENCE_ROW, str(value).encode())
         return value
 
     @staticmethod

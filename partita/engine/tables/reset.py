@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...storage.base import Conflict
+from ...storage.namespace import within
 from ..time.clock import CLOCK_ROW
 from .catalog import CATALOG_SPACE
 
@@ -25,16 +27,36 @@ _TABLES = (CATALOG_SPACE + b"t", CATALOG_SPACE + b"u")
 # constants: rows, GSI lag, tokens, TTL, streams...): one range covers the
 # spaces that exist now and any added later.
 _DATA = (b"\x01", b"\xff\xff\xff\xff\xff\xff\xff\xff")
+_ATTEMPTS = 5
 
 
 def reset(engine: Any, *, keep_clock: bool = False) -> int:
-    """Drop every table (deletion protection does not apply); how many there were."""
+    """Drop every table (deletion protection does not apply); how many there were.
+
+    On a server of several regions, the home engine's data range holds
+    every other region's namespace too (storage/namespace.py): one reset
+    drops every region's tables, and counts them all.
+    """
     store = engine.store
-    with store.write() as txn:
-        dropped = sum(1 for _ in txn.range(*_TABLES))
-        txn.delete_range(*_TABLES)
-        txn.delete_range(*_DATA)
-        if not keep_clock:
-            txn.delete(CLOCK_ROW)
-        txn.bump_generation()
+    others = [other.store for other in (engine.regions or {}).values() if other is not engine]
+    for attempt in range(_ATTEMPTS):
+        store.generation()  # a PostgreSQL writer checks the catalog against the value last handed out
+        try:
+            with store.write() as txn:
+                dropped = sum(1 for _ in txn.range(*_TABLES))
+                dropped += sum(1 for other in others for _ in within(other, txn).range(*_TABLES))
+                txn.delete_range(*_TABLES)
+                txn.delete_range(*_DATA)
+                if not keep_clock:
+                    txn.delete(CLOCK_ROW)
+                txn.bump_generation()
+            break
+        except Conflict:  # another server's catalog change or write came first: nothing was written
+            if attempt == _ATTEMPTS - 1:
+                raise
+    # Every table is metered (and advised on): free their shared slots and counters, or a test
+    # suite resetting between tests would fill the meter's fixed region.
+    engine.meter.forget_all()
+    for each in (engine, *(other for other in (engine.regions or {}).values() if other is not engine)):
+        each.advisor.clear()
     return dropped

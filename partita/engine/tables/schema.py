@@ -22,6 +22,9 @@ from ..vector.model import VectorIndex, vector_indexes_of
 
 ROW_SPACE = b"\x01"
 TABLE_INDEX_ID = 0
+#: Catalog markers of a table whose changes go to the change log (engine/backups/changelog.py):
+#: point-in-time recovery, a snapshot being taken, a live Kinesis streaming destination.
+CHANGE_LOG_MARKERS = ("_PointInTimeRecovery", "_Capture", "_KinesisLive")
 
 Item = dict[str, dict[str, Any]]
 
@@ -125,14 +128,21 @@ class Table:
     #: Vector indexes (engine/vector); empty for almost every table.
     vector_indexes: list[VectorIndex] = field(default_factory=list)
     prefix: bytes = field(init=False)
-    #: Contributor Insights is on for the table or an index: its requests are metered even
-    #: without --emulate-throughput (capacity/partitions.py INSIGHTS). One attribute, so the
-    #: request path pays one check when the emulation is off.
+    #: Contributor Insights is on for the table or an index (capacity/partitions.py INSIGHTS):
+    #: the meter ranks its keys exactly instead of by a sample (capacity/resources.py).
     insights: bool = field(init=False)
+    #: Its changes go to the change log (CHANGE_LOG_MARKERS): judged once per parsed table, so
+    #: the write path of a table with none of them pays one attribute read.
+    logs_changes: bool = field(init=False)
+    #: The global table this table is a replica of (engine/regions/group.py), else None: the
+    #: one check the write path makes for tables of no global table.
+    replication: dict[str, Any] | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = _prefix(self.table_id, TABLE_INDEX_ID)
         self.insights = "_ContributorInsights" in self.description
+        self.logs_changes = any(marker in self.description for marker in CHANGE_LOG_MARKERS)
+        self.replication = self.description.get("_Replication")
         for index in self.indexes:
             index.prefix = _prefix(self.table_id, index.index_id)
 

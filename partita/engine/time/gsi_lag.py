@@ -18,7 +18,7 @@ from ...storage.base import Store, WriteTxn
 from .clock import Clock
 
 PENDING_SPACE = b"\x02"
-_SEQUENCE_ROW = b"\x00seq-gsi-lag"
+SEQUENCE_ROW = b"\x00seq-gsi-lag"
 
 
 class GsiLag:
@@ -33,9 +33,9 @@ class GsiLag:
         the writer's own transaction, so mutations apply in commit order even
         when several processes write.
         """
-        raw = txn.get(_SEQUENCE_ROW)
+        raw = txn.get(SEQUENCE_ROW)
         seq = 1 if raw is None else int(raw) + 1
-        txn.put(_SEQUENCE_ROW, str(seq).encode())
+        txn.put(SEQUENCE_ROW, str(seq).encode())
         due = int(self._clock.now() * 1000) + self.lag_ms
         pending = PENDING_SPACE + struct.pack(">QQ", due, seq)
         txn.put(pending, orjson.dumps([key.hex(), None if value is None else value.decode(), weight]))

@@ -17,6 +17,7 @@ tests should not wait. `--ttl-delay 172800` reproduces the 48-hour worst case.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,9 @@ class TimeToLive:
         self._clock = clock
         self._rules = rules
         self.delay = delay
+        #: On a server of several regions: whether this region expires a replica table's items
+        #: (one replica of a global table does, engine/regions/settings.py); None: every table.
+        self.expires: Callable[[Table], bool] | None = None
 
     # -- the API -------------------------------------------------------------------------------
 
@@ -124,6 +128,8 @@ class TimeToLive:
                 self._backfill(name)
                 worked = True
                 continue
+            if table.replication is not None and self.expires is not None and not self.expires(table):
+                continue  # another replica of its global table expires the items (engine/regions)
             keys = [key for key, _ in self._store.range(*table_range(table.table_id, due + 1), limit=EXPIRE_BATCH)]
             if keys:
                 self._expire(name, keys, now)

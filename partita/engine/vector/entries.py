@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import orjson
 
 from ...errors import ValidationException
@@ -32,8 +31,13 @@ from ..model.keys import prefix_successor
 from ..model.sizes import item_size
 from .model import VectorIndex
 
+if TYPE_CHECKING:
+    import numpy as np
+
 Item = dict[str, dict[str, Any]]
-_F32_MAX = float(np.finfo(np.float32).max)
+#: The largest finite float32 (numpy's `finfo(float32).max`), from its bits: checking a
+#: write's vector must not import numpy (a server imports it for its first vector entry).
+_F32_MAX: float = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _EMPTY_KIND = {"S": "string", "B": "binary"}
 
 
@@ -133,11 +137,15 @@ def entry_of(index: VectorIndex, key_names: tuple[str, ...], item: Item | None) 
         header = {k: v for k, v in item.items() if k in keep}
     raw = orjson.dumps(header)
     weight = item_size(header) + len(index.attribute.encode()) + 4 * index.dimensions
+    import numpy as np
+
     return struct.pack("<II", len(raw), weight) + raw + np.asarray(vector, dtype="<f4").tobytes(), weight
 
 
 def decode(value: bytes, dimensions: int) -> tuple[bytes, np.ndarray, int]:
     """(header JSON, float32 vector, entry bytes) of an entry row."""
+    import numpy as np
+
     length, weight = struct.unpack_from("<II", value)
     header = value[8 : 8 + length]
     vector = np.frombuffer(value, dtype="<f4", count=dimensions, offset=8 + length)

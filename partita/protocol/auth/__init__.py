@@ -18,6 +18,7 @@ from ...api.authorize import Requirements, plain_check_key
 from ...engine.engine import Engine
 from ...engine.time.clock import wall_now
 from ...errors import AccessDeniedException
+from . import presigned
 from .digest import check
 from .errors import INVALID_TOKEN, UnrecognizedClientException
 from .policies import (
@@ -49,12 +50,18 @@ policy allowing it (`"Action": "*"` or `"partita:*"`) on resource `*`."""
 
 
 class Authenticator:
-    def __init__(self, path: Path, region: str, secure_transport: bool = False) -> None:
+    def __init__(
+        self, path: Path, region: str, secure_transport: bool = False, regions: tuple[str, ...] | None = None
+    ) -> None:
         self.principals = Principals(path)
         self.secure_transport = secure_transport  # the console's cookie is Secure over TLS
-        self.region = region
+        #: The region a credential must be scoped to; with `--regions`, the set of them.
+        self.region: str | frozenset[str] = region
         self._secure = ["true" if secure_transport else "false"]
-        self._scope_tail = f"/{region}/{SERVICE}/{TERMINATOR}".encode()
+        self._scope_tail: bytes | frozenset[bytes] = f"/{region}/{SERVICE}/{TERMINATOR}".encode()
+        if regions is not None and regions != (region,):
+            self.region = frozenset(regions)
+            self._scope_tail = frozenset(f"/{name}/{SERVICE}/{TERMINATOR}".encode() for name in regions)
         #: Authorization header less its signature -> what it fixes (sigv4.Plan).
         self._plans: dict[bytes, Plan] = {}
         self._last: Plan | None = None
@@ -72,6 +79,9 @@ class Authenticator:
         in DynamoDB's order.
         """
         raw = headers.get(b"authorization")
+        query = presigned.query_auth(path) if b"?" in path else None
+        if query is not None:
+            return self._verify_query(query, method, path, headers, body)
         if raw is not None and REPEATED not in headers:
             # One client's header prefix repeats: the last plan is tried by one compare (a
             # slice and == cost less than startswith's argument parsing; equal prefixes
@@ -124,6 +134,20 @@ class Authenticator:
         verify_signature(auth, principal.secret, method, path, headers, body)
         if not _token_matches(principal, headers):
             # Checked after the signature, and without the period (dynalite's record of DynamoDB).
+            raise UnrecognizedClientException(INVALID_TOKEN.rstrip("."))
+        return principal
+
+    def _verify_query(
+        self, query: dict[str, str], method: str, path: bytes, headers: dict[bytes, bytes], body: bytes
+    ) -> Principal:
+        """A presigned request (presigned.py): the general checks, on the query's parameters."""
+        auth = presigned.parse(query, headers, self.region, wall_now())
+        headers = presigned.token_headers(query, headers)
+        principal = self.principals.by_key.get(auth.access_key)
+        if principal is None or (principal.session_token is not None and b"x-amz-security-token" not in headers):
+            raise UnrecognizedClientException(INVALID_TOKEN)
+        verify_signature(auth, principal.secret, method, presigned.unsigned_path(path), headers, body)
+        if not _token_matches(principal, headers):
             raise UnrecognizedClientException(INVALID_TOKEN.rstrip("."))
         return principal
 

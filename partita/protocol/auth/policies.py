@@ -13,6 +13,11 @@ Evaluation of one (action, resource, context): an explicit Deny anywhere
 wins; otherwise an Allow in an identity or a resource policy allows (one
 account: Partita's principals and tables share it); otherwise the request
 is implicitly denied.
+
+A key's values may be `Unknowable`: the request touches values it cannot
+name (a PartiQL SELECT that scans touches every partition key of the
+table). A condition on such a key fails closed: it does not hold in an
+Allow statement and holds in a Deny statement, whatever its operator.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
+
+from ...api.authorize.context import Unknowable
 
 ALLOW = "Allow"
 DENY = "Deny"
@@ -237,9 +244,12 @@ class _Condition:
     if_exists: bool
     key: str  # lower-case
     values: list[str]
+    in_deny: bool = False  # the statement's effect is Deny: an Unknowable value makes it hold
 
     def holds(self, context: Context) -> bool:
         present = context.get(self.key)
+        if present.__class__ is Unknowable:
+            return self.in_deny
         if self.mode == "null":
             absent = not present
             return any((w.lower() == "true") == absent for w in self.values)
@@ -257,7 +267,7 @@ _PATTERN_TESTS = frozenset({OPERATORS["stringlike"], OPERATORS["stringnotlike"],
 """Operators whose policy values are wildcard patterns (the others compare exactly)."""
 
 
-def _conditions(block: Any, variables: Mapping[str, str]) -> list[_Condition]:
+def _conditions(block: Any, variables: Mapping[str, str], in_deny: bool = False) -> list[_Condition]:
     if block is None:
         return []
     if not isinstance(block, dict):
@@ -288,7 +298,7 @@ def _conditions(block: Any, variables: Mapping[str, str]) -> list[_Condition]:
                 values = [literal(v) for v in values]  # compared exactly: `${*}` is a star
             if name.startswith("date") and any(when(v) is None and "${" not in v for v in values):
                 raise PolicyError(f"{operator} needs dates (ISO 8601 or epoch seconds), not {values}")
-            out.append(_Condition(mode, test, if_exists, key.lower(), values))
+            out.append(_Condition(mode, test, if_exists, key.lower(), values, in_deny))
     return out
 
 
@@ -392,7 +402,7 @@ def compile_policy(document: Any, variables: Mapping[str, str], resource_policy:
                 _member(s, "NotResource", False, variables),
                 principals,
                 not_principals,
-                _conditions(s.get("Condition"), variables),
+                _conditions(s.get("Condition"), variables, effect == DENY),
             )
         )
     return out

@@ -208,17 +208,20 @@ class Form:
     latest: float
 
 
-def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
+def make_plan(raw: bytes, principals: Any, scope_tail: bytes | frozenset[bytes]) -> Plan | None:
     """The plan of an SDK-form header whose key is known and whose scope names this server.
 
-    None otherwise: the general path then finds the exception to raise.
+    `scope_tail` is the scope after its date ("/region/dynamodb/aws4_request"),
+    or the set of them of a server of several regions. None otherwise: the
+    general path then finds the exception to raise.
     """
     match = _SDK_FORM.fullmatch(raw)
     if match is None:
         return None
     key, scope, signed = match.group(1, 2, 7)
     principal = principals.get(key)
-    if principal is None or scope[8:] != scope_tail:
+    if principal is None or (scope[8:] not in scope_tail if isinstance(scope_tail, frozenset)
+                             else scope[8:] != scope_tail):
         return None
     signed = signed.lower()
     names = tuple(signed.split(b";"))
@@ -236,7 +239,7 @@ def make_plan(raw: bytes, principals: Any, scope_tail: bytes) -> Plan | None:
                 inner, outer)
 
 
-def parse_authorization(headers: dict[bytes, bytes], region: str, now: float) -> Parsed:
+def parse_authorization(headers: dict[bytes, bytes], region: str | frozenset[str], now: float) -> Parsed:
     """The header's parts, or DynamoDB's exception for the first thing wrong, in its order.
 
     The order is the one DynamoDB answered in, as dynalite's source records
@@ -273,6 +276,34 @@ _COMPONENTS = re.compile(r"[ \t,]+")
 
 DynamoDB parses `Credential=... SignedHeaders=... Signature=...` with single
 spaces and no commas (observed on the service), as it parses ", " and ","."""
+
+
+_CREDENTIAL = re.compile(rb"Credential=([^ \t,]*)")
+
+
+def credential_region(headers: dict[bytes, bytes]) -> str:
+    """The region of a request's credential scope, the one it belongs to on a server of several regions.
+
+    The header's form is already checked (`header_parameters`); a
+    credential that does not have DynamoDB's five parts is refused as
+    `parse_authorization` refuses it.
+    """
+    match = _CREDENTIAL.search(headers.get(b"authorization", b""))
+    credential = "" if match is None else match.group(1).decode("latin-1")
+    parts = credential.split("/")
+    while parts and not parts[-1]:
+        parts.pop()
+    if len(parts) != 5:
+        raise IncompleteSignatureException(
+            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
+            f" got '{credential}'"
+        )
+    return parts[2]
+
+
+def unknown_region(region: str) -> InvalidSignatureException:
+    """DynamoDB's answer to a credential scoped to a region the server does not serve (check_scope's words)."""
+    return InvalidSignatureException(f"Credential should be scoped to a valid region, not '{region}'. ")
 
 
 def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dict[str, str]]:
@@ -323,13 +354,13 @@ def _request_time(headers: dict[bytes, bytes]) -> tuple[str, int]:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(seconds)), seconds
 
 
-def check_scope(auth: Parsed, region: str) -> None:
-    """The credential scope names this server's region, DynamoDB and the request's date.
+def check_scope(auth: Parsed, region: str | frozenset[str]) -> None:
+    """The credential scope names this server's region (one of its `--regions`), DynamoDB and the request's date.
 
     Every part that is wrong is named, in one message (as DynamoDB answers).
     """
     message = ""
-    if auth.region != region:
+    if auth.region not in region if isinstance(region, frozenset) else auth.region != region:
         message += f"Credential should be scoped to a valid region, not '{auth.region}'. "
     if auth.service != SERVICE:
         message += f"Credential should be scoped to correct service: '{SERVICE}'. "
