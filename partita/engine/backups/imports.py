@@ -25,13 +25,11 @@ Errors are logged (DynamoDB's CloudWatch report).
 from __future__ import annotations
 
 import copy
-import gzip
-import io
 import logging
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import orjson
 import zstandard
@@ -51,7 +49,7 @@ from .formats import csv_header, parse_csv_line, parse_ion_line, parse_json_line
 from .jobs import BATCH, Job, new_job, pace, put_job
 from .keys import IMPORT_ROW, job_key, resource_id
 from .listing import listed
-from .objects import ObjectError, Objects
+from .objects import ObjectError, Objects, decompressed
 from .restore import create_restored
 from .tokens import earlier, remember
 
@@ -69,14 +67,6 @@ def _target(request: dict[str, Any]) -> dict[str, Any]:
 
 def _public(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if not k.startswith("_")}
-
-
-def _open(raw: IO[bytes], compression: str) -> IO[bytes]:
-    if compression == "GZIP":
-        return gzip.open(raw)  # type: ignore[return-value]
-    if compression == "ZSTD":
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
-    return raw
 
 
 @dataclass
@@ -178,7 +168,7 @@ class Imports:
 
     def _lines(self, doc: dict[str, Any], key: str) -> Iterator[bytes]:
         source = doc["S3BucketSource"]
-        with _open(self.objects.open(source["S3Bucket"], key, source.get("S3BucketOwner")),
+        with decompressed(self.objects.open(source["S3Bucket"], key, source.get("S3BucketOwner")),
                    doc["InputCompressionType"]) as stream:
             yield from stream
 

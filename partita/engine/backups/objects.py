@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gzip
 import hashlib
 import io
 import os
@@ -24,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
+
+import zstandard
 
 #: S3's smallest part but the last: the memory one upload holds before it sends a part.
 PART_BYTES = 5 * 1024 * 1024
@@ -331,3 +334,15 @@ class S3:
                 self.client.delete_objects(Bucket=bucket, Delete={"Objects": chunk, "Quiet": True}, **extra)
             except Exception as error:
                 raise _failure(error) from error
+
+
+def decompressed(raw: IO[bytes], compression: str) -> IO[bytes]:
+    """An S3 object's bytes as written before `InputCompressionType` (GZIP, ZSTD or NONE) packed them.
+
+    Shared by imports and bulk puts, which read the same S3 layouts.
+    """
+    if compression == "GZIP":
+        return gzip.open(raw)  # type: ignore[return-value]
+    if compression == "ZSTD":
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
+    return raw

@@ -23,18 +23,15 @@ without a public record are marked NOT confirmed where raised.
 
 from __future__ import annotations
 
-import gzip
-import io
 import logging
 import os
 import secrets
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 import orjson
-import zstandard
 
 from ...errors import (
     DynamoDBError,
@@ -46,7 +43,7 @@ from ...storage.base import Store
 from ..backups.export_job import failure_code
 from ..backups.jobs import BATCH, Job, new_job, pace, put_job
 from ..backups.keys import end_of, job_key, resource_id
-from ..backups.objects import Directory, ObjectError, Objects
+from ..backups.objects import Directory, ObjectError, Objects, decompressed
 from ..backups.tokens import earlier, remember
 from ..capacity.charges import charge_write
 from ..capacity.meter import Meter
@@ -84,14 +81,6 @@ def _select(request: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in request.items() if k != "ClientToken"}
     out.setdefault("PerformanceTier", "STANDARD")
     return out
-
-
-def _open(raw: IO[bytes], compression: str) -> IO[bytes]:
-    if compression == "GZIP":
-        return gzip.open(raw)  # type: ignore[return-value]
-    if compression == "ZSTD":
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
-    return raw
 
 
 @dataclass
@@ -313,7 +302,7 @@ class BulkPuts:
         key = keys[job["file"]]
 
         def lines() -> Iterator[bytes]:
-            with _open(self.objects.open(source["S3Bucket"], key, source.get("S3BucketOwner")),
+            with decompressed(self.objects.open(source["S3Bucket"], key, source.get("S3BucketOwner")),
                        source.get("InputCompressionType", "NONE")) as stream:
                 yield from stream
 
