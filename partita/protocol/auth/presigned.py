@@ -18,13 +18,7 @@ import time
 from urllib.parse import unquote
 
 from .errors import IncompleteSignatureException, InvalidSignatureException
-from .sigv4 import (
-    ALGORITHM,
-    Parsed,
-    amz_seconds,
-    check_scope,
-    check_skew,
-)
+from .sigv4 import Parsed, amz_seconds, check_skew, checked_parts
 
 BOTH = "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header."
 REQUIRED = ("X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date")
@@ -71,24 +65,8 @@ def parse(params: dict[str, str], headers: dict[bytes, bytes], region: str, now:
         # (this is the skew message's form, with the request's own validity).
         raise InvalidSignatureException(f"Signature expired: {amz_date} is now earlier than "
                                         f"{_iso(now - int(expires))} ({_iso(now)} - {expires} sec.)")
-    signed = tuple(name.encode("latin-1").lower() for name in params["X-Amz-SignedHeaders"].split(";"))
-    if b"host" not in signed:
-        raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
-    algorithm = params["X-Amz-Algorithm"]
-    if algorithm != ALGORITHM:
-        raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}' (only {ALGORITHM} for now). ")
-    credential = params["X-Amz-Credential"]
-    parts = credential.split("/")
-    while parts and not parts[-1]:
-        parts.pop()
-    if len(parts) != 5:
-        raise IncompleteSignatureException(
-            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
-            f" got '{credential}'"
-        )
-    auth = Parsed(algorithm, *parts, signed, params["X-Amz-Signature"].encode("latin-1"), amz_date, seconds)
-    check_scope(auth, region)
-    return auth
+    return checked_parts(params["X-Amz-Algorithm"], params["X-Amz-Credential"], params["X-Amz-SignedHeaders"],
+                         params["X-Amz-Signature"], amz_date, seconds, region)
 
 
 def unsigned_path(path: bytes) -> bytes:

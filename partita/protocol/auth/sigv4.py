@@ -252,12 +252,19 @@ def parse_authorization(headers: dict[bytes, bytes], region: str | frozenset[str
     algorithm, params = header_parameters(raw, headers)
     amz_date, seconds = _request_time(headers)
     check_skew(amz_date, seconds, now)
-    signed = tuple(name.encode("latin-1").lower() for name in params["SignedHeaders"].split(";"))
+    return checked_parts(algorithm, params["Credential"], params["SignedHeaders"], params["Signature"],
+                         amz_date, seconds, region)
+
+
+def checked_parts(algorithm: str, credential: str, signed_headers: str, signature: str, amz_date: str,
+                  seconds: float, region: str | frozenset[str]) -> Parsed:
+    """The checks after the date's, shared by the header and the query-string (presigned) forms,
+    in DynamoDB's order: Host signed, the algorithm, the credential's five parts, its scope."""
+    signed = tuple(name.encode("latin-1").lower() for name in signed_headers.split(";"))
     if b"host" not in signed:
         raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
     if algorithm != ALGORITHM:
         raise IncompleteSignatureException(f"Unsupported AWS 'algorithm': '{algorithm}' (only {ALGORITHM} for now). ")
-    credential = params["Credential"]
     parts = credential.split("/")
     while parts and not parts[-1]:
         parts.pop()  # trailing slashes are ignored (as Java's split drops trailing empty parts)
@@ -266,7 +273,7 @@ def parse_authorization(headers: dict[bytes, bytes], region: str | frozenset[str
             "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term,"
             f" got '{credential}'"
         )
-    auth = Parsed(algorithm, *parts, signed, params["Signature"].encode("latin-1"), amz_date, seconds)
+    auth = Parsed(algorithm, *parts, signed, signature.encode("latin-1"), amz_date, seconds)
     check_scope(auth, region)
     return auth
 
