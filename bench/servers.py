@@ -104,6 +104,8 @@ def _partita_tree(variable: str) -> Callable[[int], list[str]]:
         return ["env", f"PYTHONPATH={tree}", str(REPO_DIR / ".venv" / "bin" / "python"), "-P", "-m", "partita", "serve",
                 "--in-memory", "--port", str(port)]
 
+    return command
+
 
 def _baseline(*options: str) -> Callable[[int], list[str]]:
     """`partita serve OPTIONS` from another source tree (PARTITA_BENCH_BASELINE, e.g. a checkout
@@ -134,8 +136,6 @@ SERVERS: dict[str, ServerDef] = {
                               "set PARTITA_BENCH_BASE to a Partita source tree"),
     "partita-base2": ServerDef("partita-base2", _partita_tree("PARTITA_BENCH_BASE2"),
                                "set PARTITA_BENCH_BASE2 to a Partita source tree"),
-
-
     # not run by default: `partita` from the source tree PARTITA_BENCH_BASELINE names (before/after)
     "partita-baseline": ServerDef(
         "partita-baseline", _baseline("--in-memory"), "set PARTITA_BENCH_BASELINE to a Partita source tree"
