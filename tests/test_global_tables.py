@@ -90,6 +90,21 @@ def test_creating_a_replica_copies_the_table_and_moves_through_its_phases(
     assert replica["LatestStreamArn"].startswith(f"arn:aws:dynamodb:eu-west-1:000000000000:table/{table_name}/stream/")
     assert replica["GlobalSecondaryIndexes"][0]["IndexArn"] == (
         f"arn:aws:dynamodb:eu-west-1:000000000000:table/{table_name}/index/by-pk")
+    # Until it is ACTIVE the replica is not there for data operations in its region (DynamoDB's
+    # ResourceNotFoundException: "... or its status might not be ACTIVE").
+    key = {"pk": {"S": "k1"}}
+    for call, request in (
+        (eu.get_item, {"Key": key}),
+        (eu.put_item, {"Item": {"pk": {"S": "new"}}}),
+        (eu.update_item, {"Key": key, "UpdateExpression": "SET n = :n", "ExpressionAttributeValues": {":n": {"N": "9"}}}),
+        (eu.delete_item, {"Key": key}),
+        (eu.scan, {}),
+        (eu.query, {"KeyConditionExpression": "pk = :k", "ExpressionAttributeValues": {":k": {"S": "k1"}}}),
+    ):
+        assert _refused(call, TableName=table_name, **request) == (
+            "ResourceNotFoundException", "Requested resource not found"), call
+    assert _refused(eu.batch_get_item, RequestItems={table_name: {"Keys": [key]}}) == (
+        "ResourceNotFoundException", "Requested resource not found")
 
     settle(srv.url, PHASE + 1)
     table = us.describe_table(TableName=table_name)["Table"]

@@ -203,6 +203,10 @@ class TableOps:
         table = self._catalog.get(name)
         if table is None or "_Restoring" in table.description:  # a table being restored is not there yet
             raise ResourceNotFoundException("Requested resource not found")
+        if table.replication is not None and table.description.get("TableStatus") == "CREATING":
+            # A global table's replica being created in this region is not there yet for data
+            # operations (DynamoDB: "... or its status might not be ACTIVE"); DescribeTable shows it.
+            raise ResourceNotFoundException("Requested resource not found")
         return table
 
     def describe(self, name: str) -> dict[str, Any]:
