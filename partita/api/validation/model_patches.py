@@ -52,13 +52,17 @@ _DATA_PLANE_INPUTS = ("GetItemInput", "PutItemInput", "UpdateItemInput", "Delete
 # by region in 2026; these are the members a 2026 conformance suite records in
 # that form in its pinned region (eu-west-2): Query's Limit, Scan's Limit and
 # Segment, BatchGetItem's RequestItems (empty) and a table's Keys (empty or
-# over 100). Everything else keeps coral's form. See docs/decisions.md.
+# over 100), and BatchWriteItem's RequestItems (empty: the same suite records
+# eu-west-2 moving from "The requestItems parameter is required for
+# BatchWriteItem" to the framework's clause in September 2026, and accepts
+# only those two answers; Partita had coral's "Value '{}' at 'requestItems'",
+# which is neither). Everything else keeps coral's form. See docs/decisions.md.
 #: (structure, member) of scalar members worded by the framework.
 FRAMEWORK_MEMBERS: frozenset[tuple[str, str]] = frozenset({
     ("QueryInput", "Limit"), ("ScanInput", "Limit"), ("ScanInput", "Segment"),
 })
 #: List and map shapes whose length the framework words.
-FRAMEWORK_LENGTHS: frozenset[str] = frozenset({"BatchGetRequestMap", "KeyList"})
+FRAMEWORK_LENGTHS: frozenset[str] = frozenset({"BatchGetRequestMap", "BatchWriteItemRequestMap", "KeyList"})
 #: Maps whose key clause echoes the map as JSON ("Value '{"bad!name":{"Keys":[...]}}' at
 #: 'requestItems' ... Map keys must satisfy constraint: [...]", BatchGetItem, captured in
 #: us-east-1 and eu-west-2 on 2026-10-09); BatchWriteItem's echo is still Java's rendering.
