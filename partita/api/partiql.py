@@ -17,7 +17,7 @@ import orjson
 
 from ..engine.engine import Engine
 from ..engine.items.transactions import TransactionCanceledException, cancellation
-from ..engine.model.values import normalize_value
+from ..engine.model.values import java_numbers_fault, normalize_value
 from ..errors import ConditionalCheckFailedException, DynamoDBError, ValidationException
 from ..partiql import ast, parse
 from ..partiql.checks import check_operands
@@ -49,13 +49,29 @@ EXISTS_OUTSIDE_TRANSACTION = "EXISTS is supported only in ExecuteTransaction"
 BATCH_MIX = "BatchExecuteStatement API does not support both read and write operations in the same request."
 
 
+class ParameterError(ValidationException):
+    """A parameter value DynamoDB refuses while binding it: ExecuteTransaction reports it
+    without the "Validation failed in TransactStatements[i]: " of a statement's own faults
+    (a 2026 conformance suite's partiqlParameterNumbers tests: unconvertible numbers, nesting)."""
+
+
+def _bound_value(value: Any) -> Any:
+    fault = java_numbers_fault(value)
+    if fault is not None:
+        raise ParameterError(fault)
+    try:
+        return normalize_value(value)
+    except ValidationException as error:
+        raise ParameterError(error.message) from None
+
+
 def bind_statement(statement: str, parameters: list[Any] | None) -> tuple[ast.Parsed, Builder]:
     """Parse, bind the parameters and make the checks that need no table (operand types)."""
     parsed = parse(statement)
     given = parameters or []
     if len(given) != parsed.parameters:
         raise ValidationException(PARAMETER_COUNT)
-    builder = Builder([normalize_value(p) for p in given])
+    builder = Builder([_bound_value(p) for p in given])
     check_operands(parsed.statement, builder)
     return parsed, builder
 
@@ -406,6 +422,8 @@ def execute_transaction(engine: Engine, request: dict[str, Any]) -> dict[str, An
             parsed, builder = bind_statement(entry["Statement"], entry.get("Parameters"))
             parsed_all.append(parsed)
             actions.append(_transact_action(engine, entry, parsed, builder))
+        except ParameterError:
+            raise
         except ValidationException as error:
             raise ValidationException(f"Validation failed in TransactStatements[{i}]: {error.message}") from None
     reads_present = any(p.is_read for p in parsed_all)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..engine.model.values import java_unparsable
 from ..errors import ValidationException
 from . import ast
 from .errors import (
@@ -21,6 +22,7 @@ from .errors import (
     INSERT_RETURNING,
     LEFTOVER,
     MISSING_RHS,
+    NOT_WELL_FORMED,
     RETURNING_WILDCARD,
     TOO_DEEP,
     UNEXPECTED_KEYWORD,
@@ -56,6 +58,14 @@ _OTHER_TYPE_NAMES = frozenset(
     ANY""".split()
 )
 
+
+
+def _number(text: str) -> ast.Lit:
+    """A number literal; one Java cannot parse (an exponent or scale past 32 bits) is the bare
+    "wasn't well formed" (a 2026 conformance suite's partiqlGrammar tests)."""
+    if java_unparsable(text):
+        raise ValidationException(NOT_WELL_FORMED)
+    return ast.Lit("N", text)
 
 class _Parser:
     __slots__ = ("tokens", "pos", "params", "depth", "literals")
@@ -371,7 +381,7 @@ class _Parser:
             return ast.Lit("S", token.text)
         if kind == NUMBER:
             self.next()
-            return ast.Lit("N", token.text)
+            return _number(token.text)
         if kind == PARAM:
             self.next()
             self.params += 1
@@ -407,7 +417,7 @@ class _Parser:
         if text == "-" and self.peek(1).kind == NUMBER:
             self.next()
             number = self.next().text
-            return ast.Lit("N", "-" + number)
+            return _number("-" + number)
         if text in _CLOSERS:
             if self.literals >= LITERAL_CAP:
                 return self.skip_literal()
