@@ -90,9 +90,8 @@ class IndexJobs:
         The holder sleeps while its jobs wait for phase deadlines; a kick (a
         new change in this process) wakes it at once.
         """
-        stopped = self._stopped
         failures = 0
-        while not stopped.is_set() and (self._wake.is_set() or self._pending()):
+        while self._carry_on():
             self._wake.clear()
             pause = RETRY_SECONDS
             with self._store.duty_lock() as leader:
@@ -112,6 +111,23 @@ class IndexJobs:
                             continue
                         pause = min(max(due - self._clock.now(), 0.0), POLL_SECONDS)
             self._wake.wait(pause)
+
+    def _carry_on(self) -> bool:
+        """Whether to go on; when not, the thread is forgotten under the kick lock.
+
+        Deciding to end outside that lock lost jobs: the thread could find no
+        pending change, a new one could commit and its kick see the thread
+        still alive (so start none), and the thread then ended, leaving the
+        index CREATING until the next UpdateTable. Here a kick either comes
+        before the decision (its wake is seen) or finds no thread and starts one.
+        """
+        if not self._stopped.is_set() and (self._wake.is_set() or self._pending()):
+            return True
+        with self._lock:
+            if not self._stopped.is_set() and self._wake.is_set():
+                return True
+            self._thread = None
+            return False
 
     def _work(self) -> float | None:
         """Take every step that is due; the earliest deadline still ahead, or None when nothing is left."""
