@@ -118,6 +118,7 @@ def _write_actions(engine: Engine, request_items: dict[str, list[dict[str, Any]]
                 check_listed_key(table, item)
                 action = prepare_put(table, item, size=size)
             else:
+                check_key(table, item, empty_prefix="One or more parameter values are not valid.")
                 action = prepare_delete(table, item)
             if action.row in rows:
                 raise ValidationException(DUPLICATE_KEYS)

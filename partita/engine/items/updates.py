@@ -71,6 +71,14 @@ ITEM_TOO_LARGE = "Item size to update has exceeded the maximum allowed size"
 INDEX_KEY_TYPE = (
     "The update expression attempted to update the secondary index key to unsupported type"
 )
+#: SET of an empty S or B on an index key, UpdateItem and TransactWriteItems' Update alike (a
+#: top-level ValidationException in a transaction), with no IndexName: recorded on AWS in 2026
+#: (a conformance suite's updateItem and transactIndexKeys tests; moto's recordings agree).
+EMPTY_INDEX_KEY_UPDATE = (
+    "One or more parameter values are not valid. The update expression attempted to update a secondary "
+    "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty "
+)
+_EMPTY_KEY_KIND = {"S": "string", "B": "binary"}
 
 _SETS = frozenset(("SS", "NS", "BS"))
 # Enough digits for any exact sum of two in-range numbers (1E125 + 1E-130).
@@ -194,7 +202,7 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
     """
     if not table.indexes:
         return
-    for index in table.indexes:
+    for index in table.checked_indexes:
         for attr in index.key_attributes:
             for action, path in zip(update.actions, update.paths, strict=True):
                 if path != (attr.name,):
@@ -224,6 +232,12 @@ def check_index_update_paths(table: Table, update: BoundUpdate) -> None:
                 "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
                 f"allowed: IndexKey: {path[0]}"
             )
+    for action, path in zip(update.actions, update.paths, strict=True):
+        operand = action.value if isinstance(action, SetAction) else None
+        if len(path) == 1 and path[0] in index_keys and isinstance(operand, Value):
+            ((kind, raw),) = update.values[operand.name].items()
+            if raw == "" and kind in _EMPTY_KEY_KIND:
+                raise ValidationException(EMPTY_INDEX_KEY_UPDATE + _EMPTY_KEY_KIND[kind] + " value.")
 
 
 def check_index_values(table: Table, update: BoundUpdate, item: Item) -> None:

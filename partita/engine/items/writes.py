@@ -78,7 +78,7 @@ def check_index_keys(table: Table, item: Item) -> None:
     """Index key attributes, where present, must have the declared type, not be empty, and fit a key."""
     if table.vector_indexes:
         check_vector_item(table, item)
-    for index in table.indexes:
+    for index in table.checked_indexes:
         for attr in index.key_attributes:
             if attr.name not in item:
                 continue
@@ -120,7 +120,7 @@ def check_index_key_values(table: Table, item: Item) -> None:
     """
     if table.vector_indexes:
         check_vector_item(table, item)
-    for index in table.indexes:
+    for index in table.checked_indexes:
         for attr in index.key_attributes:
             value = item.get(attr.name)
             if value is not None and value.get(attr.type) == "" and attr.type in _EMPTY_KIND:

@@ -102,8 +102,13 @@ def check_key_values(
                 _check_value(attr, value, is_hash, empty_prefix)
 
 
-def check_key(table: Table, key: dict[str, dict[str, Any]]) -> None:
-    """A Key must be exactly the table's key attributes, with their types."""
+def check_key(
+    table: Table, key: dict[str, dict[str, Any]], empty_prefix: str = "One or more parameter values were invalid:"
+) -> None:
+    """A Key must be exactly the table's key attributes, with their types.
+
+    An empty value's sentence starts "were invalid:" for a Key parameter and "are not
+    valid." for BatchWriteItem's DeleteRequest (recorded on AWS in four regions, 2026)."""
     attributes = _attributes(table)
     if len(key) != len(attributes):
         raise ValidationException("The provided key element does not match the schema")
@@ -112,7 +117,7 @@ def check_key(table: Table, key: dict[str, dict[str, Any]]) -> None:
         if av is None or attr.type not in av:
             raise ValidationException("The provided key element does not match the schema")
     for attr, is_hash in attributes:
-        _check_value(attr, key[attr.name][attr.type], is_hash, "One or more parameter values were invalid:")
+        _check_value(attr, key[attr.name][attr.type], is_hash, empty_prefix)
 
 
 def key_of(table: Table, item: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

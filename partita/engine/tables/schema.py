@@ -137,12 +137,17 @@ class Table:
     #: The global table this table is a replica of (engine/regions/group.py), else None: the
     #: one check the write path makes for tables of no global table.
     replication: dict[str, Any] | None = field(init=False)
+    #: The indexes in the order an item's index key values are checked: global ones first,
+    #: then local ones, each as declared. A value that breaks several indexes names the first:
+    #: recorded on AWS in 2026 naming a GSI over an LSI on the same attribute.
+    checked_indexes: list[Index] = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = _prefix(self.table_id, TABLE_INDEX_ID)
         self.insights = "_ContributorInsights" in self.description
         self.logs_changes = any(marker in self.description for marker in CHANGE_LOG_MARKERS)
         self.replication = self.description.get("_Replication")
+        self.checked_indexes = [i for i in self.indexes if i.is_global] + [i for i in self.indexes if not i.is_global]
         for index in self.indexes:
             index.prefix = _prefix(self.table_id, index.index_id)
 
