@@ -257,3 +257,31 @@ def test_import_client_token_binds_the_table_only(start_server: Callable[..., Se
         ddb.import_table(ClientToken="imp-1", **request)
     assert error_of(excinfo) == ("ResourceInUseException", "Table already exists: imp")
     assert len(ddb.list_imports()["ImportSummaryList"]) == 1
+
+
+def test_a_server_without_s3_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """Exports without --s3-dir go to a folder the server makes; it is gone when the server stops."""
+    import os
+    import subprocess
+    import sys
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "partita", "serve", "--port", "0", "--in-memory"],
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
+    server = Server(process, process.stdout.readline().strip().split()[-1])  # type: ignore[union-attr]
+    try:
+        ddb = client_for(server.url)
+        create_table(ddb, "src")
+        ddb.update_continuous_backups(TableName="src",
+                                      PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+        ddb.put_item(TableName="src", Item={"pk": {"S": "a"}})
+        arn = ddb.describe_table(TableName="src")["Table"]["TableArn"]
+        out = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="bk")["ExportDescription"]
+        assert export_done(ddb, out["ExportArn"])["ExportStatus"] == "COMPLETED"
+        (made,) = temp.glob("partita-s3-*")
+        assert (made / "bk").is_dir()
+    finally:
+        server.stop()
+    assert process.returncode == 0
+    assert list(temp.iterdir()) == []

@@ -260,8 +260,9 @@ def serve_in_process(args: argparse.Namespace, sock: socket.socket, store: Any, 
             )
     finally:
         if engine is not None:
-            engine.stop_background()
-        store.close()
+            engine.close()  # its threads, the store, the meter's mapping, a temporary S3 folder
+        else:
+            store.close()
 
 
 def build_app(args: argparse.Namespace, engine: Any) -> Any:

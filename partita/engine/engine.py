@@ -381,10 +381,17 @@ class Engine:
             index_jobs = self.__dict__.get("index_jobs")
             if index_jobs is not None:
                 index_jobs.stop()
+            self._close_backup_service()
             return
+        self.stop_background()
         for other in (self.regions or {}).values():
             if other is not self:
                 other.close()
-        self.stop_background()
         self.store.close()
         self.meter.close()
+        self._close_backup_service()
+
+    def _close_backup_service(self) -> None:
+        backup_service = self.__dict__.get("backup_service")
+        if backup_service is not None:
+            backup_service.close()

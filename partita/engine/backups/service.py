@@ -44,10 +44,12 @@ class BackupService:
         wake = duties.wake
         self.backups = OnDemandBackups(store, catalog, tables, clock, wake)
         self.point_in_time = PointInTimeRestores(store, catalog, tables, clock, wake)
+        #: A folder made here for want of --s3-dir: it lives as long as the server (close removes it).
+        self._own_dir: Path | None = None
         if s3_dir is None and s3 is None:
             import tempfile
 
-            s3_dir = Path(tempfile.mkdtemp(prefix="partita-s3-"))
+            s3_dir = self._own_dir = Path(tempfile.mkdtemp(prefix="partita-s3-"))
         self.s3_dir = s3_dir
         #: Exports and imports go to the S3-compatible service when there is one, else to the directory.
         self.objects: Objects = s3 if s3 is not None else Directory(s3_dir)  # type: ignore[arg-type]
@@ -59,6 +61,18 @@ class BackupService:
         #: Folds and drops the change log; other readers of the log (Kinesis) add their holds.
         self.trimmer = Trimmer(store, catalog, clock)
         duties.add(self.trimmer.run)
+
+    def close(self) -> None:
+        """Remove the temporary S3 folder this server made; one given by --s3-dir stays.
+
+        Without this every server that ever exported left a folder in the
+        temporary directory (a test run left hundreds). The next server could
+        not have used it anyway: it makes a new one.
+        """
+        if self._own_dir is not None:
+            import shutil
+
+            shutil.rmtree(self._own_dir, ignore_errors=True)
 
     def before_delete(self, txn: WriteTxn, table: Table) -> None:
         """DeleteTable's check (the engine calls it for a table marked as restoring or captured)."""
