@@ -47,9 +47,13 @@ class BackupService:
         #: A folder made here for want of --s3-dir: it lives as long as the server (close removes it).
         self._own_dir: Path | None = None
         if s3_dir is None and s3 is None:
+            import atexit
+            import shutil
             import tempfile
 
             s3_dir = self._own_dir = Path(tempfile.mkdtemp(prefix="partita-s3-"))
+            # An in-process engine (partita.testing.local()'s warm one) may never be closed.
+            atexit.register(shutil.rmtree, s3_dir, ignore_errors=True)
         self.s3_dir = s3_dir
         #: Exports and imports go to the S3-compatible service when there is one, else to the directory.
         self.objects: Objects = s3 if s3 is not None else Directory(s3_dir)  # type: ignore[arg-type]
