@@ -145,3 +145,19 @@ def test_function_errors(ddb: Any, table: str, template: str, parameters: Any, m
     with pytest.raises(ClientError) as excinfo:
         ddb.execute_statement(Statement=statement, **extra)
     assert error_of(excinfo) == ("ValidationException", expected_message(statement, message))
+
+
+def test_exists_without_a_further_condition(ddb: Any, table: str) -> None:
+    """EXISTS over a bare key read checks nothing, so the service refuses it (recorded)."""
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(
+            TransactStatements=[
+                {"Statement": f"EXISTS(SELECT * FROM \"{table}\" WHERE pk = '{ITEM}')"},
+                {"Statement": f"UPDATE \"{table}\" SET z = 1 WHERE pk = 'pq-fn-msg-never-written'"},
+            ]
+        )
+    assert error_of(excinfo) == (
+        "ValidationException",
+        "Validation failed in TransactStatements[0]: "
+        "EXISTS() must contain a single item read with additional condition",
+    )

@@ -29,6 +29,7 @@ from .checks import attribute_roots, java_hash_set_order
 from .errors import (
     BATCH_KEY,
     EMPTY_COMPONENT,
+    EXISTS_CONDITION,
     GSI_CONSISTENT,
     INDEX_WRITE,
     INSERT_INDEX,
@@ -220,6 +221,9 @@ def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> di
         raise ValidationException(TRANSACTION_INDEX_CHECK)
     table = engine.tables.get(select.target.table)
     key, rest = _full_key(table, select.where, builder)
+    if not rest:
+        # Recorded in 2026 (paritysuite partiqlFunctions): a bare key read checks nothing.
+        raise ValidationException(EXISTS_CONDITION)
     guard = f"attribute_exists({builder.name(table.hash_key.name)})"
     condition = _condition(builder, rest, guard)
     return builder.attach({"TableName": table.name, "Key": key, "ConditionExpression": condition})

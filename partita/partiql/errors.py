@@ -45,6 +45,7 @@ INVALID = "One or more parameter values were invalid: "
 # Recorded in 2026 (paritysuite/dynamodb-conformance, tier3 partiqlFunctions): functions
 # where the service does not take them, set_add/set_delete misuse, empty bags, keyword path steps.
 EMPTY_BAG = "Empty bags are not supported"
+EXISTS_CONDITION = "EXISTS() must contain a single item read with additional condition"
 INVALID_DOT = "Invalid path dot component"
 
 
