@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import re
 from typing import Any
 
 import orjson
@@ -53,6 +54,22 @@ class ParameterError(ValidationException):
     """A parameter value DynamoDB refuses while binding it: ExecuteTransaction reports it
     without the "Validation failed in TransactStatements[i]: " of a statement's own faults
     (a 2026 conformance suite's partiqlParameterNumbers tests: unconvertible numbers, nesting)."""
+
+
+# The JSON operations' "Invalid FilterExpression: " (Condition, Update, ...) prefix. PartiQL
+# reports the same faults without it (recorded in 2026: attribute_exists('a') answers
+# "Operator or function requires a document path; ..." alone, as the ordering check
+# answers "Incorrect operand type ..." alone).
+_EXPRESSION_PREFIX = re.compile(r"Invalid (?:Filter|Condition|KeyCondition|Update|Projection)Expression: ")
+
+
+def _unprefixed(error: DynamoDBError) -> DynamoDBError:
+    """`error` as PartiQL words it: a compiled expression's fault loses the JSON prefix."""
+    message = error.message or ""
+    match = _EXPRESSION_PREFIX.match(message)
+    if isinstance(error, ValidationException) and match:
+        return ValidationException(message[match.end() :])
+    return error
 
 
 def _bound_value(value: Any) -> Any:
@@ -282,6 +299,16 @@ def _copy_options(compiled: dict[str, Any], options: dict[str, Any], members: tu
 
 
 def execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return _execute_statement(engine, request)
+    except ValidationException as error:
+        fault = _unprefixed(error)
+        if fault is error:
+            raise
+        raise fault from None
+
+
+def _execute_statement(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     parsed, builder = bind_statement(request["Statement"], request.get("Parameters"))
     statement = parsed.statement
     if isinstance(statement, ast.Select):
@@ -302,6 +329,7 @@ _ERROR_CODES = {
 def _batch_error(error: DynamoDBError) -> dict[str, Any]:
     """A member's Error: its code and message. Never an Item: the service returns none for a
     failed condition whatever the member's ReturnValuesOnConditionCheckFailure says (recorded)."""
+    error = _unprefixed(error)
     code = _ERROR_CODES.get(error.code) or error.code.removesuffix("Exception")
     out: dict[str, Any] = {"Code": code}
     if error.message is not None:

@@ -7,7 +7,7 @@ when the statement runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 PathStep = str | int
 
@@ -74,8 +74,13 @@ class MapExpr:
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """A function call; `at` and `arg_at` place the name and each argument in the statement
+    (`line:column:length`, from 1), as the service's messages about a call point at them."""
+
     name: str  # lower case
     args: tuple[Expr, ...]
+    at: str = field(default="", compare=False)
+    arg_at: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from .checks import attribute_roots, java_hash_set_order
 from .errors import (
     BATCH_KEY,
     EMPTY_COMPONENT,
+    EXISTS_CONDITION,
     GSI_CONSISTENT,
     INDEX_WRITE,
     INSERT_INDEX,
@@ -147,6 +148,21 @@ def compile_insert(engine: Engine, statement: ast.Insert, builder: Builder) -> d
     return builder.attach({"TableName": table.name, "Item": item, "ConditionExpression": guard})
 
 
+def _check_set_call(path: ast.Path, call: ast.Call, builder: Builder) -> None:
+    """set_add/set_delete's own rules, in the order the service checks them (recorded in 2026:
+    the count, then the first argument, then a second that is a constant but no set, the
+    last placed at the first argument)."""
+    name = call.name.upper()
+    if len(call.args) != 2:
+        raise ValidationException(f"{name} must have exactly two arguments at {call.at}")
+    if call.args[0] != path:
+        raise ValidationException(f"The first argument to {name} must equal the assignment value at {call.at}")
+    second = call.args[1]
+    if isinstance(second, ast.VALUE_NODES) and not isinstance(second, ast.BagExpr | ast.Missing | ast.TooDeep):
+        if next(iter(builder.bind(second))) not in ("SS", "NS", "BS"):
+            raise ValidationException(f"The second argument to {name} must be a value with type SET at {call.arg_at[0]}")
+
+
 def compile_update(engine: Engine, statement: ast.Update, builder: Builder) -> dict[str, Any]:
     table = write_table(engine, statement.target)
     key, rest = _full_key(table, statement.where, builder)
@@ -155,9 +171,7 @@ def compile_update(engine: Engine, statement: ast.Update, builder: Builder) -> d
     deletes: list[str] = []
     for path, value in statement.sets:
         if isinstance(value, ast.Call) and value.name in ("set_add", "set_delete"):
-            if len(value.args) != 2 or value.args[0] != path:
-                # Not on record.
-                raise ValidationException(f"{value.name} must take the updated attribute as its first argument")
+            _check_set_call(path, value, builder)
             clause = f"{builder.path(path)} {builder.operand(value.args[1])}"
             (adds if value.name == "set_add" else deletes).append(clause)
         else:
@@ -207,6 +221,9 @@ def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> di
         raise ValidationException(TRANSACTION_INDEX_CHECK)
     table = engine.tables.get(select.target.table)
     key, rest = _full_key(table, select.where, builder)
+    if not rest:
+        # Recorded in 2026 (paritysuite partiqlFunctions): a bare key read checks nothing.
+        raise ValidationException(EXISTS_CONDITION)
     guard = f"attribute_exists({builder.name(table.hash_key.name)})"
     condition = _condition(builder, rest, guard)
     return builder.attach({"TableName": table.name, "Key": key, "ConditionExpression": condition})

@@ -5,7 +5,8 @@ Sources: test suites whose expectations were recorded against DynamoDB in
 RETURNING rule, the key-equality rule, the read/write mix of a
 transaction, the parameter count) and DynamoDB Local's own strings where no
 recording of the service exists (marked where used). The service reports no
-position in a syntax error: the recorded messages carry only a detail.
+position in a syntax error: the recorded messages carry only a detail. Some
+refusals of a function call do carry one (`at line:column:length`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,23 @@ TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the 
 TRANSACTION_INDEX = "Reads on indices are not supported within transactions."
 TRANSACTION_RETURNING = "RETURNING clause is not supported in ExecuteTransaction."
 INVALID = "One or more parameter values were invalid: "
+# Recorded in 2026 (paritysuite/dynamodb-conformance, tier3 partiqlFunctions): functions
+# where the service does not take them, set_add/set_delete misuse, empty bags, keyword path steps.
+EMPTY_BAG = "Empty bags are not supported"
+EXISTS_CONDITION = "EXISTS() must contain a single item read with additional condition"
+INVALID_DOT = "Invalid path dot component"
+
+
+def unrecognized_function(call_name: str, at: str) -> ValidationException:
+    """A function the WHERE clause does not know (EXISTS(path), set_add, ...)."""
+    return ValidationException(f"Unrecognized function: {call_name} at {at}")
+
+
+def operand_count(call_name: str, count: int) -> ValidationException:
+    return ValidationException(
+        "Incorrect number of operands for operator or function; "
+        f"operator or function: {call_name}, number of operands: {count}"
+    )
 
 
 def operand_type(operator: str, kind: str) -> ValidationException:

@@ -13,7 +13,7 @@ from typing import Any
 from ..engine.model.values import normalize_value
 from ..errors import ValidationException
 from . import ast
-from .errors import too_nested
+from .errors import EMPTY_BAG, operand_count, too_nested, unrecognized_function
 
 # An attribute value has at most 32 levels, the value itself being the first.
 MAX_VALUE_LEVELS = 32
@@ -28,6 +28,8 @@ _CONDITION_FUNCTIONS = {
     "attribute_exists": "attribute_exists",
     "attribute_not_exists": "attribute_not_exists",
 }
+# What a WHERE may call; any other name (EXISTS(path), set_add, ...) is "Unrecognized function".
+WHERE_FUNCTIONS = frozenset({*_CONDITION_FUNCTIONS, "size"})
 
 
 def unsupported(what: str) -> ValidationException:
@@ -113,9 +115,14 @@ class Builder:
             return self._bag(node, where, level)
         if isinstance(node, ast.Missing):
             raise unsupported("Missing")
+        if isinstance(node, ast.Call):
+            # Recorded for set_add in an INSERT's item: "root" though it sat under a key.
+            raise ValidationException(f"Unsupported data type: {node.name} under key root at {node.at}")
         raise unsupported(type(node).__name__)
 
     def _bag(self, node: ast.BagExpr, where: str, level: int) -> AttributeValue:
+        if not node.items:
+            raise ValidationException(EMPTY_BAG)
         members = [self.bind(item, where, level + 1) for item in node.items]
         kinds = {next(iter(m)) for m in members}
         if len(kinds) != 1 or next(iter(kinds)) not in ("S", "N", "B"):
@@ -131,6 +138,8 @@ class Builder:
             return self.path(node)
         if isinstance(node, ast.VALUE_NODES):
             return self.value(self.bind(node))
+        if isinstance(node, ast.Call) and node.name not in WHERE_FUNCTIONS:
+            raise unrecognized_function(node.name, node.at)
         if isinstance(node, ast.Call) and node.name == "size" and len(node.args) == 1:
             return f"size({self.operand(node.args[0])})"
         if isinstance(node, ast.Arith):
@@ -158,8 +167,10 @@ class Builder:
         if isinstance(node, ast.Call):
             function = _CONDITION_FUNCTIONS.get(node.name)
             if function is None:
-                # Not on record: the service's words for a function it lacks.
-                raise ValidationException(f"Unsupported function: {node.name}")
+                raise unrecognized_function(node.name, node.at)
+            if not node.args:
+                # Recorded for attribute_exists(); more operands are counted by the expression layer.
+                raise operand_count(node.name, 0)
             args = ", ".join(self.operand(arg) for arg in node.args)
             return f"{function}({args})"
         raise unsupported(type(node).__name__)

@@ -20,6 +20,7 @@ from .errors import (
     EXPECTED_DML,
     EXPECTED_SIMPLE_PATH,
     INSERT_RETURNING,
+    INVALID_DOT,
     LEFTOVER,
     MISSING_RHS,
     NOT_WELL_FORMED,
@@ -68,9 +69,10 @@ def _number(text: str) -> ast.Lit:
     return ast.Lit("N", text)
 
 class _Parser:
-    __slots__ = ("tokens", "pos", "params", "depth", "literals")
+    __slots__ = ("text", "tokens", "pos", "params", "depth", "literals")
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.tokens = tokenize(text)
         self.pos = 0
         self.params = 0
@@ -107,6 +109,10 @@ class _Parser:
             return True
         return False
 
+    def at_call_paren(self) -> bool:
+        after = self.peek(1)
+        return after.kind == OP and after.text == "("
+
     def at_end(self) -> bool:
         return self.peek().kind == EOF or self.at_op(";")
 
@@ -117,6 +123,18 @@ class _Parser:
     def expect_op(self, op: str) -> None:
         if not self.take_op(op):
             raise self.unexpected()
+
+    def span(self, start: int, end: int) -> str:
+        """`line:column:length` of text[start:end] (from 1), the service's way to point at a token."""
+        line = self.text.count("\n", 0, start) + 1
+        column = start - (self.text.rfind("\n", 0, start) + 1) + 1
+        return f"{line}:{column}:{end - start}"
+
+    def span_since(self, first: int) -> str:
+        """The span from token `first` to the last token taken (trailing blanks not counted)."""
+        start = self.tokens[first].start
+        end = start + len(self.text[start : self.peek().start].rstrip())
+        return self.span(start, end)
 
     def deeper(self) -> None:
         """Refuse nesting deeper than MAX_NESTING before Python's stack gives out (never a 500)."""
@@ -475,23 +493,38 @@ class _Parser:
                 raise malformed(UNEXPECTED_TERM)
 
     def call(self) -> ast.Expr:
-        name = self.next().text.lower()
+        token = self.next()
+        at = self.span(token.start, token.start + len(token.text))
         self.expect_op("(")
         self.deeper()
         args: list[ast.Expr] = []
+        arg_at: list[str] = []
         if not self.take_op(")"):
-            args.append(self.additive())
-            while self.take_op(","):
+            while True:
+                first = self.pos
                 args.append(self.additive())
+                arg_at.append(self.span_since(first))
+                if not self.take_op(","):
+                    break
             self.expect_op(")")
         self.depth -= 1
-        return ast.Call(name, tuple(args))
+        return ast.Call(token.text.lower(), tuple(args), at, tuple(arg_at))
 
     def path(self) -> ast.Path:
+        token = self.peek()
+        if token.kind == WORD and token.upper not in KEYWORDS and self.at_call_paren():
+            # A call where only a path may stand (a projection, a SET target): recorded
+            # for `SELECT attribute_exists(a) FROM ...`, pointing at the name.
+            raise ValidationException(
+                f"Unexpected path component at {self.span(token.start, token.start + len(token.text))}"
+            )
         head = self.name()
         steps: list[ast.PathStep] = []
         while True:
             if self.take_op("."):
+                if self.peek().kind == WORD and self.peek().upper in KEYWORDS:
+                    # Recorded for `m.inner`; other reserved words after a dot are assumed alike.
+                    raise malformed(INVALID_DOT)
                 steps.append(self.name())
             elif self.at_op("["):
                 self.next()
