@@ -220,7 +220,7 @@ def test_get_empty_key_value(ddb: Any, hash_table: str) -> None:
         ddb.get_item(TableName=hash_table, Key={"pk": {"S": ""}})
     assert error_of(excinfo) == (
         "ValidationException",
-        "One or more parameter values were invalid: The AttributeValue for a key attribute cannot contain "
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
         "an empty string value. Key: pk",
     )
 

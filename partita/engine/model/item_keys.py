@@ -103,12 +103,14 @@ def check_key_values(
 
 
 def check_key(
-    table: Table, key: dict[str, dict[str, Any]], empty_prefix: str = "One or more parameter values were invalid:"
+    table: Table, key: dict[str, dict[str, Any]], empty_prefix: str = "One or more parameter values are not valid."
 ) -> None:
     """A Key must be exactly the table's key attributes, with their types.
 
-    An empty value's sentence starts "were invalid:" for a Key parameter and "are not
-    valid." for BatchWriteItem's DeleteRequest (recorded on AWS in four regions, 2026)."""
+    An empty value's sentence starts "are not valid." for every Key parameter
+    (GetItem, UpdateItem, DeleteItem, BatchGetItem) as for an item and for
+    BatchWriteItem's DeleteRequest: the 2026 conformance records agree on all of
+    them, and only dynalite's older record says "were invalid:"."""
     attributes = _attributes(table)
     if len(key) != len(attributes):
         raise ValidationException("The provided key element does not match the schema")
