@@ -114,3 +114,26 @@ def test_transact_get_projection_syntax_beats_earlier_missing_table(ddb: Any, ta
             {"Get": {"TableName": table, "Key": {"pk": S("b")}, "ProjectionExpression": "!!!"}}]
     assert refusal(ddb.transact_get_items, TransactItems=gets) == (
         "ValidationException", 'Invalid ProjectionExpression: Syntax error; token: "!", near: "!!"')
+
+
+# -- BatchWriteItem / BatchGetItem: member constraints, then the RequestItems map -----------
+
+
+def test_batch_write_enum_alone_over_malformed_table_name(ddb: Any) -> None:
+    request = {"RequestItems": {"bad!name": [{"PutRequest": {"Item": {"pk": S("x")}}}]},
+               "ReturnConsumedCapacity": "BOGUS"}
+    assert refusal(ddb.batch_write_item, **request) == ("ValidationException", f"1 validation error detected: {ENUM_RCC}")
+
+
+def test_batch_write_enum_beats_missing_table(ddb: Any, missing: str) -> None:
+    request = {"RequestItems": {missing: [{"PutRequest": {"Item": {"pk": S("x")}}}]}, "ReturnConsumedCapacity": "BOGUS"}
+    assert refusal(ddb.batch_write_item, **request) == ("ValidationException", f"1 validation error detected: {ENUM_RCC}")
+
+
+def test_batch_get_states_malformed_table_name_with_enum(ddb: Any) -> None:
+    request = {"RequestItems": {"bad!name": {"Keys": [{"pk": S("a")}]}}, "ReturnConsumedCapacity": "BOGUS"}
+    assert refusal(ddb.batch_get_item, **request) == ("ValidationException", (
+        """2 validation errors detected: Value '{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}' at 'requestItems' """
+        "failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or "
+        "equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular "
+        f"expression pattern: [a-zA-Z0-9_.-]+]; {ENUM_RCC}"))
