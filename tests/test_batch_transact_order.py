@@ -137,3 +137,13 @@ def test_batch_get_states_malformed_table_name_with_enum(ddb: Any) -> None:
         "failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or "
         "equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular "
         f"expression pattern: [a-zA-Z0-9_.-]+]; {ENUM_RCC}"))
+
+
+@pytest.mark.parametrize(("kind", "value", "word"), [("B", b"", "binary"), ("S", "", "string")])
+def test_batch_get_empty_key_value(ddb: Any, table_name: str, kind: str, value: Any, word: str) -> None:
+    """Recorded on AWS for B (2026); S is assumed to share the wording, as in BatchWriteItem."""
+    create_table(ddb, table_name, hash_key=("pk", kind))
+    request = {"RequestItems": {table_name: {"Keys": [{"pk": {kind: value}}]}}}
+    assert refusal(ddb.batch_get_item, **request) == ("ValidationException", (
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
+        f"an empty {word} value. Key: pk"))
