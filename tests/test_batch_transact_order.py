@@ -9,6 +9,7 @@ records leave open say so.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -147,3 +148,25 @@ def test_batch_get_empty_key_value(ddb: Any, table_name: str, kind: str, value: 
     assert refusal(ddb.batch_get_item, **request) == ("ValidationException", (
         "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
         f"an empty {word} value. Key: pk"))
+
+
+# -- BatchWriteItem's echo of RequestItems ----------------------------------------------------
+
+AV = r"com\.amazonaws\.dynamodb\.v20120810\.AttributeValue@[0-9a-f]+"
+TABLE_NAME_RULES = (
+    "[Member must have length less than or equal to 255, Member must have length greater than or equal to 3, "
+    "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]"
+)
+
+
+def test_batch_write_echoes_put_requests_as_recorded(ddb: Any) -> None:
+    """eu-west-2's form (2026): WriteRequest(putRequest=PutRequest(item={...}, ...), deleteRequest=null)."""
+    request = {"RequestItems": {"bad!name": [{"PutRequest": {"Item": {"pk": S("x"), "n": {"N": "1"}}}}]}}
+    code, message = refusal(ddb.batch_write_item, **request)
+    assert code == "ValidationException"
+    assert re.fullmatch(
+        r"1 validation error detected: Value '\{bad!name=\[WriteRequest\(putRequest=PutRequest\(item=\{pk=" + AV
+        + ", n=" + AV + r"\}, workloadProfileName=null\), deleteRequest=null\)\]\}' at 'requestItems' failed to "
+        r"satisfy constraint: Map keys must satisfy constraint: " + re.escape(TABLE_NAME_RULES),
+        message,
+    ), message
