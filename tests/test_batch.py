@@ -262,11 +262,14 @@ def test_batch_get_across_tables(ddb: Any, two_tables: tuple[str, str]) -> None:
 def test_batch_get_projections(ddb: Any, two_tables: tuple[str, str]) -> None:
     a, b = two_tables
     ddb.batch_write_item(RequestItems={a: [put("1", v=S("x"), w=S("y"))], b: [put("1", v=S("x"), w=S("y"))]})
-    out = ddb.batch_get_item(RequestItems={
-        a: {"Keys": [{"pk": S("1")}], "ProjectionExpression": "#v", "ExpressionAttributeNames": {"#v": "v"}},
-        b: {"Keys": [{"pk": S("1")}], "AttributesToGet": ["w", "pk"]},
-    })
-    assert out["Responses"] == {a: [{"v": S("x")}], b: [{"w": S("y"), "pk": S("1")}]}
+    projected = {"Keys": [{"pk": S("1")}], "ProjectionExpression": "#v", "ExpressionAttributeNames": {"#v": "v"}}
+    listed = {"Keys": [{"pk": S("1")}], "AttributesToGet": ["w", "pk"]}
+    assert ddb.batch_get_item(RequestItems={a: projected, b: projected})["Responses"] == {
+        a: [{"v": S("x")}], b: [{"v": S("x")}]}
+    assert ddb.batch_get_item(RequestItems={a: listed, b: listed})["Responses"] == {
+        a: [{"w": S("y"), "pk": S("1")}], b: [{"w": S("y"), "pk": S("1")}]}
+    # One table's ProjectionExpression and another's AttributesToGet: AWS refuses the request (2026).
+    assert failure(ddb.batch_get_item, RequestItems={a: projected, b: listed})[0] == "ValidationException"
     code, message = failure(ddb.batch_get_item, RequestItems={
         a: {"Keys": [{"pk": S("1")}], "ProjectionExpression": "v", "AttributesToGet": ["v"]}})
     assert (code, message) == (
