@@ -90,12 +90,14 @@ def test_batch_write_25_requests_is_the_limit(ddb: Any, two_tables: tuple[str, s
         ddb.batch_write_item, RequestItems={a: [put(f"x{i}") for i in range(13)], b: [put(str(i)) for i in range(13)]}
     )
     assert (code, message) == ("ValidationException", "Too many items requested for the BatchWriteItem call")
-    # 26 in one table: the request shape's constraint on the map's values.
+    # 26 in one table: the request shape's constraint on the map's values, each put echoed as
+    # AWS records it in eu-west-2 (2026), no longer as a bare WriteRequest@hash.
     code, message = raw_failure(endpoint, "BatchWriteItem", {"RequestItems": {b: [put(str(i)) for i in range(26)]}})
     assert code == "ValidationException"
     assert re.fullmatch(
-        r"1 validation error detected: Value '\{" + re.escape(b) + r"=\[(com\.amazonaws\.dynamodb\.v20120810"
-        r"\.WriteRequest@[0-9a-f]+(, )?){26}\]\}' at 'requestItems' failed to satisfy constraint: Map value must "
+        r"1 validation error detected: Value '\{" + re.escape(b) + r"=\[(WriteRequest\(putRequest=PutRequest\(item="
+        r"\{pk=com\.amazonaws\.dynamodb\.v20120810\.AttributeValue@[0-9a-f]+\}, workloadProfileName=null\), "
+        r"deleteRequest=null\)(, )?){26}\]\}' at 'requestItems' failed to satisfy constraint: Map value must "
         r"satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater "
         r"than or equal to 1\]",
         message,
@@ -260,11 +262,14 @@ def test_batch_get_across_tables(ddb: Any, two_tables: tuple[str, str]) -> None:
 def test_batch_get_projections(ddb: Any, two_tables: tuple[str, str]) -> None:
     a, b = two_tables
     ddb.batch_write_item(RequestItems={a: [put("1", v=S("x"), w=S("y"))], b: [put("1", v=S("x"), w=S("y"))]})
-    out = ddb.batch_get_item(RequestItems={
-        a: {"Keys": [{"pk": S("1")}], "ProjectionExpression": "#v", "ExpressionAttributeNames": {"#v": "v"}},
-        b: {"Keys": [{"pk": S("1")}], "AttributesToGet": ["w", "pk"]},
-    })
-    assert out["Responses"] == {a: [{"v": S("x")}], b: [{"w": S("y"), "pk": S("1")}]}
+    projected = {"Keys": [{"pk": S("1")}], "ProjectionExpression": "#v", "ExpressionAttributeNames": {"#v": "v"}}
+    listed = {"Keys": [{"pk": S("1")}], "AttributesToGet": ["w", "pk"]}
+    assert ddb.batch_get_item(RequestItems={a: projected, b: projected})["Responses"] == {
+        a: [{"v": S("x")}], b: [{"v": S("x")}]}
+    assert ddb.batch_get_item(RequestItems={a: listed, b: listed})["Responses"] == {
+        a: [{"w": S("y"), "pk": S("1")}], b: [{"w": S("y"), "pk": S("1")}]}
+    # One table's ProjectionExpression and another's AttributesToGet: AWS refuses the request (2026).
+    assert failure(ddb.batch_get_item, RequestItems={a: projected, b: listed})[0] == "ValidationException"
     code, message = failure(ddb.batch_get_item, RequestItems={
         a: {"Keys": [{"pk": S("1")}], "ProjectionExpression": "v", "AttributesToGet": ["v"]}})
     assert (code, message) == (

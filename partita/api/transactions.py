@@ -3,10 +3,10 @@
 Three kinds of refusal, in this order (docs/decisions.md, "Batches and
 transactions"):
 
-1. What the request shows without the table's key schema (the action's
-   shape, its values and expressions, the item's size), the table itself,
-   and empty key values: a plain ValidationException or
-   ResourceNotFoundException, action by action.
+1. A plain ValidationException or ResourceNotFoundException: first what
+   the request alone shows (each action's values and expressions, the
+   Put's size), for every action in order; then, action by action, the
+   table and what its key names show (empty key values, updates of a key).
 2. A key that does not fit its table's schema (a key attribute missing, of
    another type, or not a scalar; an index key of another type): the
    transaction is cancelled with that action's ValidationError, the first
@@ -112,8 +112,21 @@ class _Planned:
         return prepare_check(self.table, self.value, condition, self.return_old_on_fail)
 
 
-def _plan(engine: Engine, entry: dict[str, Any]) -> _Planned:
-    """Step 1 for one action: a plain ValidationException or ResourceNotFoundException, or the plan.
+@dataclass(slots=True)
+class _Read:
+    """One write action as the request alone shows it: values, expressions and the Put's size checked."""
+
+    kind: str
+    body: dict[str, Any]
+    #: The Put's item, or the other actions' Key.
+    value: Item
+    expressions: Expressions
+    size: int
+    update: BoundUpdate | None
+
+
+def _read(entry: dict[str, Any]) -> _Read:
+    """Step 1a for one action: what needs no table (a plain ValidationException).
 
     ExpressionAttributeValues may nest one level past the item limit here
     (recorded: TransactWriteItems accepts a 32-level value UpdateItem
@@ -127,6 +140,12 @@ def _plan(engine: Engine, entry: dict[str, Any]) -> _Planned:
     if kind == "Update":
         update = bind_update(expressions.get("UpdateExpression"), expressions.names, expressions.values,
                              deep_values=expressions.deep_values)
+    return _Read(kind, body, value, expressions, size, update)
+
+
+def _plan(engine: Engine, read: _Read) -> _Planned:
+    """Step 1b for one action: its table and what the table's key names show (ResourceNotFound, ValidationException)."""
+    kind, body, value, update = read.kind, read.body, read.value, read.update
     table = engine.tables.get(body["TableName"])
     check_key_values(table, value)
     if kind == "Put":
@@ -135,7 +154,7 @@ def _plan(engine: Engine, entry: dict[str, Any]) -> _Planned:
         check_key_updates(table, update)
         check_index_update_paths(table, update)
     on_fail = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
-    return _Planned(kind, table, value, expressions, on_fail, size, update)
+    return _Planned(kind, table, value, read.expressions, on_fail, read.size, update)
 
 
 def _action_body(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -157,8 +176,14 @@ def _write_maps(entries: list[dict[str, Any]]) -> Iterator[Any]:
 
 
 def _write_actions(engine: Engine, entries: list[dict[str, Any]]) -> list[ItemAction]:
-    """Every action prepared, in order (steps 1 to 3 of the module's docstring)."""
-    planned = [_plan(engine, entry) for entry in entries]
+    """Every action prepared, in order (steps 1 to 3 of the module's docstring).
+
+    Every action's request-only checks run before any table is looked up: on
+    DynamoDB a later action's malformed or unused expression part beats an
+    earlier action's missing table (recorded in us-east-1 and eu-west-2).
+    """
+    reads = [_read(entry) for entry in entries]
+    planned = [_plan(engine, read) for read in reads]
     actions = check_schemas([plan.prepare for plan in planned])
     rows = set()
     total = 0
@@ -250,15 +275,17 @@ def transact_get_items(engine: Engine, request: dict[str, Any]) -> dict[str, Any
     reads = []
     projections: list[Callable[[Item], Item] | None] = []
     with deserialized_first(lambda: _get_maps(entries)):
-        planned = []
+        # As for writes: every Get's key values and projection before any table.
+        keys = []
         for entry in entries:
             get = entry["Get"]
-            key = normalize_item(get["Key"])
-            expressions = read_expressions(get, ("ProjectionExpression",))
-            table = engine.tables.get(get["TableName"])
+            keys.append(normalize_item(get["Key"]))
+            projections.append(_projector(read_expressions(get, ("ProjectionExpression",))))
+        planned = []
+        for entry, key in zip(entries, keys, strict=True):
+            table = engine.tables.get(entry["Get"]["TableName"])
             check_key_values(table, key)
             planned.append((table, key))
-            projections.append(_projector(expressions))
         check_schemas([_key_check(table, key) for table, key in planned])
         if engine.global_tables is not None:
             from ..engine.regions.strong import (

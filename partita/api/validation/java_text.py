@@ -152,6 +152,8 @@ def _render(
         return _emit("]", out, budget)
     if isinstance(value, dict):
         shape = shape_of(value)
+        if shape == "WriteRequest" and value.get("PutRequest") is not None and value.get("DeleteRequest") is None:
+            return _render_put_request(value["PutRequest"], out, budget)
         if shape is not None:
             return _emit(f"{_JAVA_PKG}{shape}@{_digest(value):x}", out, budget)
         if not _emit("{", out, budget):
@@ -163,6 +165,35 @@ def _render(
                 return False
         return _emit("}", out, budget)
     return _emit(str(value), out, budget)
+
+
+def _render_put_request(put: Any, out: list[str], budget: list[int]) -> bool:
+    """A WriteRequest holding a PutRequest, as the service's 2026 echoes of RequestItems show it.
+
+    Recorded (us-east-1 and eu-west-2, June to October 2026):
+    ``WriteRequest(putRequest=PutRequest(item={pk=<value>}, workloadProfileName=null),
+    deleteRequest=null)``, each value an object reference in eu-west-2 (the
+    region followed here; us-east-1 lists the AttributeValue's fields). A
+    DeleteRequest's rendering is on no record, so it keeps the object reference.
+    """
+    if not _emit("WriteRequest(putRequest=PutRequest(item=", out, budget):
+        return False
+    item = put.get("Item") if isinstance(put, dict) else None
+    if not isinstance(item, dict):
+        if not _emit("null", out, budget):
+            return False
+    else:
+        if not _emit("{", out, budget):
+            return False
+        for i, (name, value) in enumerate(item.items()):
+            if (i and not _emit(", ", out, budget)) or not _emit(f"{name}=", out, budget):
+                return False
+            shown = f"{_JAVA_PKG}AttributeValue@{_digest(value):x}" if isinstance(value, dict) else "null"
+            if not _emit(shown, out, budget):
+                return False
+        if not _emit("}", out, budget):
+            return False
+    return _emit(", workloadProfileName=null), deleteRequest=null)", out, budget)
 
 
 def _digest(value: dict[str, Any]) -> int:

@@ -75,6 +75,14 @@ JSON_ECHO_MAPS: frozenset[str] = frozenset({"BatchGetRequestMap"})
 #: collect), where a missing KeySchema is coral's clause (ack-api-quirks, 2026).
 REQUIRED_FIRST: dict[str, str] = {"CreateTable": "TableName"}
 
+#: Operations whose clauses about one member are a later phase: stated only when
+#: no other member fails. BatchWriteItem with a malformed table name and an
+#: unknown ReturnConsumedCapacity is the enum clause alone, where BatchGetItem
+#: states both (a 2026 conformance suite, us-east-1 and eu-west-2, 2026-10-09).
+#: The map's value clause (27 requests) is assumed to share its key clause's
+#: phase, as the two are one check of the map here (not on record).
+LATER_MEMBERS: dict[str, str] = {"BatchWriteItem": "requestItems"}
+
 #: New shapes that start as copies of a model shape.
 ALIASES = {"DataPlaneTableArn": "TableArn"}
 

@@ -50,7 +50,7 @@ from partita.errors import ShapeValidationException, ValidationException
 
 from .compiler import ContainerCheck, ShapeCompiler
 from .leaves import serialization
-from .model_patches import REQUIRED_FIRST
+from .model_patches import LATER_MEMBERS, REQUIRED_FIRST
 
 __all__ = ["validate_request", "compile_operation", "known_operations", "is_model_operation"]
 
@@ -126,6 +126,9 @@ def compile_operation(operation: str, service: str = DYNAMODB) -> ContainerCheck
         member = REQUIRED_FIRST.get(operation) if service == DYNAMODB else None
         if member is not None:
             fn = _required_first(fn, member)
+        later = LATER_MEMBERS.get(operation) if service == DYNAMODB else None
+        if later is not None:
+            fn = _member_later(fn, later)
     validators[operation] = fn
     return fn
 
@@ -139,6 +142,20 @@ def _required_first(check: ContainerCheck, member: str) -> ContainerCheck:
         check(body, path, errors)
         if body.__class__ is dict and body.get(member) is None:
             raise ValidationException(message)
+
+    return checked
+
+
+def _member_later(check: ContainerCheck, path: str) -> ContainerCheck:
+    """`check`, whose clauses at `path` are dropped while another member's stand (model_patches.LATER_MEMBERS)."""
+    marker = f" at '{path}' failed to satisfy constraint: "
+
+    def checked(body: Any, where: str, errors: list[str]) -> None:
+        start = len(errors)
+        check(body, where, errors)
+        mine = [error for error in errors[start:] if marker in error]
+        if mine and len(mine) < len(errors) - start:
+            errors[start:] = [error for error in errors[start:] if marker not in error]
 
     return checked
 
