@@ -35,9 +35,6 @@ Item = dict[str, dict[str, Any]]
 MAX_BATCH_GET_KEYS = 100
 MAX_BATCH_WRITE_REQUESTS = 25
 DUPLICATE_KEYS = "Provided list of item keys contains duplicates"
-#: An empty key value in a batch starts so (an empty B in BatchGetItem's Keys, recorded on AWS
-#: in 2026, as BatchWriteItem's DeleteRequest), where GetItem's Key says "were invalid:".
-BATCH_EMPTY_KEY_PREFIX = "One or more parameter values are not valid."
 # What the service answers for a WriteRequest with neither or both of
 # PutRequest and DeleteRequest (dynalite's recording; dynamodb-local agrees).
 NOT_ONE_REQUEST = (
@@ -121,7 +118,7 @@ def _write_actions(engine: Engine, request_items: dict[str, list[dict[str, Any]]
                 check_listed_key(table, item)
                 action = prepare_put(table, item, size=size)
             else:
-                check_key(table, item, empty_prefix=BATCH_EMPTY_KEY_PREFIX)
+                check_key(table, item)
                 action = prepare_delete(table, item)
             if action.row in rows:
                 raise ValidationException(DUPLICATE_KEYS)
@@ -251,7 +248,7 @@ def _key_reads(engine: Engine, gets: list[_TableGet]) -> list[KeyRead]:
         table = engine.tables.get(get.name)
         consistent = bool(get.request.get("ConsistentRead"))
         for key in get.keys:
-            check_key(table, key, empty_prefix=BATCH_EMPTY_KEY_PREFIX)
+            check_key(table, key)
             reads.append(KeyRead(table, key, consistent))
     return reads
 
