@@ -110,3 +110,14 @@ def test_delete_table_waits_for_its_vector_index(phased: Server) -> None:
     advance(phased.url, 2000)
     _until(ddb, table, lambda doc: doc is None)
     assert ddb.delete_table(TableName=table)["TableDescription"]["TableStatus"] == "DELETING"
+
+
+def test_partiql_select_from_a_vector_index(ddb: Any, table_name: str) -> None:
+    """partiql (eu-west-2, 2026-08-11): the Scan answer; the base table reads the vector as stored."""
+    _table(ddb, table_name, VectorIndexes=[_index()])
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "a"}, "embedding": _vec(1, 0, 0)})
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_statement(Statement=f'SELECT * FROM "{table_name}"."vix"')
+    assert error_of(excinfo) == ("ValidationException", "Scan operation not supported on this index type")
+    items = ddb.execute_statement(Statement=f"SELECT * FROM \"{table_name}\" WHERE pk = 'a'")["Items"]
+    assert items == [{"pk": {"S": "a"}, "embedding": _vec(1, 0, 0)}]
