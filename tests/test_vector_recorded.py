@@ -121,3 +121,57 @@ def test_partiql_select_from_a_vector_index(ddb: Any, table_name: str) -> None:
     assert error_of(excinfo) == ("ValidationException", "Scan operation not supported on this index type")
     items = ddb.execute_statement(Statement=f"SELECT * FROM \"{table_name}\" WHERE pk = 'a'")["Items"]
     assert items == [{"pk": {"S": "a"}, "embedding": _vec(1, 0, 0)}]
+
+
+#: A 38-digit integer: 20 bytes as a number, 4 as a billed dimension.
+WIDE = "12345678901234567890123456789012345678"
+
+
+def _stored_vector(dims: int) -> int:
+    return 3 + dims * (1 + 20)
+
+
+def _sized(target: int, key: str, attribute: str, dims: int, vector_bytes: int) -> dict[str, Any]:
+    """An item of `target` bytes with its vector counted as `vector_bytes`: key, vector, padding."""
+    fixed = len("pk") + len(key) + len(attribute) + vector_bytes + len("pad")
+    return {"pk": {"S": key}, attribute: {"L": [{"N": WIDE}] * dims}, "pad": {"S": "a" * (target - fixed)}}
+
+
+def test_a_vector_is_billed_four_bytes_a_dimension_on_writes(ddb: Any, table_name: str) -> None:
+    """consumedCapacity (eu-west-2, us-east-1, 2026-10-09): writes bill name + 4 x dimensions;
+    reads and the 400 KB limit size the vector as its numbers."""
+    _table(ddb, table_name, VectorIndexes=[_index(), _index("vdims", "sixdimvec", 6)])
+
+    def units(item: dict[str, Any]) -> float:
+        answer = ddb.put_item(TableName=table_name, Item=item, ReturnConsumedCapacity="TOTAL")
+        return answer["ConsumedCapacity"]["CapacityUnits"]
+
+    for dims, attribute in ((3, "embedding"), (6, "sixdimvec")):
+        assert units(_sized(1024, f"a{dims}", attribute, dims, 4 * dims)) == 1.0
+        assert units(_sized(1025, f"b{dims}", attribute, dims, 4 * dims)) == 2.0
+    # Deleting bills the same figure as writing it did.
+    gone = ddb.delete_item(TableName=table_name, Key={"pk": {"S": "a3"}}, ReturnConsumedCapacity="TOTAL")
+    assert gone["ConsumedCapacity"]["CapacityUnits"] == 1.0
+
+    item = _sized(4096, "r6", "sixdimvec", 6, 24)  # 4,096 billed, 4,195 stored
+    ddb.put_item(TableName=table_name, Item=item)
+    read = ddb.get_item(TableName=table_name, Key={"pk": item["pk"]}, ConsistentRead=True,
+                        ReturnConsumedCapacity="TOTAL")
+    assert read["ConsumedCapacity"]["CapacityUnits"] == 2.0
+
+    limit = 400 * 1024
+    ddb.put_item(TableName=table_name, Item=_sized(limit, "g0", "sixdimvec", 6, _stored_vector(6)))
+    with pytest.raises(ClientError) as excinfo:
+        ddb.put_item(TableName=table_name, Item=_sized(limit + 1, "g1", "sixdimvec", 6, _stored_vector(6)))
+    assert error_of(excinfo) == ("ValidationException", "Item size has exceeded the maximum allowed size")
+
+
+def test_an_unindexed_list_is_billed_as_stored(ddb: Any, table_name: str) -> None:
+    """Only an attribute a vector index reads is billed by dimension; another list is its numbers."""
+    _table(ddb, table_name, VectorIndexes=[_index()])
+    item = _sized(1024, "u3", "other", 3, _stored_vector(3))
+    answer = ddb.put_item(TableName=table_name, Item=item, ReturnConsumedCapacity="TOTAL")
+    assert answer["ConsumedCapacity"]["CapacityUnits"] == 1.0
+    item = _sized(1025, "v3", "other", 3, _stored_vector(3))
+    answer = ddb.put_item(TableName=table_name, Item=item, ReturnConsumedCapacity="TOTAL")
+    assert answer["ConsumedCapacity"]["CapacityUnits"] == 2.0
