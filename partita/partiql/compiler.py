@@ -40,6 +40,7 @@ from .errors import (
     PATH_COMPONENTS,
     TRANSACTION_INDEX,
     TRANSACTION_KEY,
+    VECTOR_INDEX,
 )
 from .expressions import AttributeValue, Builder, conjoin, conjuncts, equality_value
 
@@ -78,6 +79,10 @@ def _index(table: Table, name: str) -> Index:
     """The index a qualified SELECT reads. The service's message does not name it (Query's and Scan's do)."""
     index = table.index(name)
     if index is None:
+        if any(v.name == name for v in table.vector_indexes):
+            # Recorded for `SELECT * FROM "t"."vix"` (nubo-db/dynamodb-conformance, 2026-08-11);
+            # that a WHERE on the key gets the same answer is our reading.
+            raise ValidationException(VECTOR_INDEX)
         raise ValidationException(NO_INDEX)
     if index.multi:
         raise ValidationException(MULTI_ATTRIBUTE_INDEX)

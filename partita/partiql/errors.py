@@ -33,6 +33,8 @@ INSERT_INDEX = "FROM clause may only contain a single table name in data manipul
 PATH_COMPONENTS = "A path may contain at most 2 components in the FROM clause"
 EMPTY_COMPONENT = "Path component cannot be an empty string"
 NO_INDEX = "The table does not have the specified index"
+#: A SELECT naming a vector index: the Scan answer, without a period (recorded, 2026).
+VECTOR_INDEX = "Scan operation not supported on this index type"
 GSI_CONSISTENT = "Strongly consistent read is not supported on Global Secondary Indexes"
 MULTI_ATTRIBUTE_INDEX = (
     "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys."

@@ -35,7 +35,7 @@ from ..model.sizes import item_size
 from ..model.values import MSG_EMPTY_NAME
 from ..tables.lifecycle import TableOps
 from ..tables.schema import Table
-from ..vector.model import write_request_bytes
+from ..vector.model import billed_size, write_request_bytes
 from .actions import ActionKind, Condition, Item, ItemAction, UpdateResult, WriteResult
 from .updates import (
     ITEM_TOO_LARGE,
@@ -228,8 +228,15 @@ def store(txn: WriteTxn, action: ItemAction, old: Item | None, new: Item | None,
 
 def write_capacity(action: ItemAction, old: Item | None, new: Item | None, effects: WriteEffects) -> Consumed:
     """Write units of one action: the larger of the old and new item, plus its index writes."""
-    new_size = 0 if new is None else action.new_size if action.kind is not ActionKind.CHECK else action.old_size
-    size = max(0 if old is None else action.old_size, new_size)
+    vectors = action.table.vector_indexes
+    old_size = 0 if old is None else billed_size(vectors, old, action.old_size) if vectors else action.old_size
+    if new is None:
+        new_size = 0
+    elif action.kind is ActionKind.CHECK:
+        new_size = old_size
+    else:
+        new_size = billed_size(vectors, new, action.new_size) if vectors else action.new_size
+    size = max(old_size, new_size)
     vector = write_request_bytes(effects.vector) if effects.vector else None
     return Consumed(action.table.name, write_units(size), effects.local, effects.global_, vector)
 

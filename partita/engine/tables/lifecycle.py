@@ -263,6 +263,7 @@ class TableOps:
                     "Resource cannot be deleted as it is currently protected against deletion. "
                     "Disable deletion protection first."
                 )
+            vector_declare.check_deletable(table.description)
             if self.before_delete is not None:
                 self.before_delete(txn, table)
             out = self.public(table, live_counts=False)

@@ -14,9 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...errors import LimitExceededException, ResourceNotFoundException, ValidationException
+from ...errors import (
+    LimitExceededException,
+    ResourceInUseException,
+    ResourceNotFoundException,
+    ValidationException,
+)
 from ..tables.definitions import check_new_vector_attribute
-from ..tables.index_phases import IndexTiming, begin_create, begin_delete
+from ..tables.index_phases import IndexTiming, allocating, begin_create, begin_delete
 from ..tables.projections import check_projection
 from .model import MAX_DIMENSIONS, MAX_VECTOR_INDEXES
 
@@ -164,15 +169,30 @@ def busy(description: dict[str, Any]) -> bool:
     )
 
 
+def check_deletable(description: dict[str, Any]) -> None:
+    """Refuse DeleteTable while a vector index is being built or dropped.
+
+    Recorded on the service with the table ACTIVE and a vector index CREATING (backfilling)
+    (nubo-db/dynamodb-conformance, updateLifecycle, eu-west-2, 2026-08-21). The same answer
+    during resource allocation (table UPDATING) and for a DELETING index is our reading of
+    the message; GSIs are left as they were (no recording of theirs here).
+    """
+    if any(d.get("IndexStatus") in ("CREATING", "DELETING") for d in description.get("VectorIndexes", [])):
+        raise ResourceInUseException(
+            "Attempt to change a resource which is still in use: "
+            "Cannot delete table while indexes are being created, updated, or deleted."
+        )
+
+
 def check_update(description: dict[str, Any], request: dict[str, Any], billing: str, gsi_online: int) -> None:
     """Table-dependent rules of VectorIndexUpdates; nothing has changed yet."""
     updates = request.get("VectorIndexUpdates") or []
     if not updates:
         return
-    # One online index operation per table, shared with GSI creation (documented and recorded).
-    if len(updates) + gsi_online > 1 or busy(description):
-        raise LimitExceededException(ONE_ONLINE_INDEX)
     current = description.get("VectorIndexes", [])
+    # One online index operation per table, shared with GSI creation (documented and recorded).
+    if len(updates) + gsi_online > 1 or (busy(description) and not _cancels_backfill(description, updates[0])):
+        raise LimitExceededException(ONE_ONLINE_INDEX)
     names = {d["IndexName"] for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes", "VectorIndexes")
              for d in description.get(kind, [])}
     for update in updates:
@@ -194,6 +214,29 @@ def check_update(description: dict[str, Any], request: dict[str, Any], billing: 
         if len(current) >= MAX_VECTOR_INDEXES:
             raise LimitExceededException(f"{INVALID}VectorIndex count exceeds the per-table limit of {MAX_VECTOR_INDEXES}")
         check_dimensions_agree([*current, spec])
+
+
+def _cancels_backfill(description: dict[str, Any], update: dict[str, Any]) -> bool:
+    """Whether `update` deletes a vector index still CREATING, which the service takes once it backfills.
+
+    Recorded on the service (nubo-db/dynamodb-conformance, updateLifecycle, eu-west-2,
+    2026-08-23): a Delete during resource allocation is refused with the phase's
+    ResourceInUseException (the GSI's wording, bare table and index names), and the same
+    Delete is accepted once Backfilling turns true; neither answers the online-index limit.
+    """
+    if "Delete" not in update:
+        return False
+    name = update["Delete"]["IndexName"]
+    doc = next((d for d in description.get("VectorIndexes", []) if d["IndexName"] == name), None)
+    if doc is None or doc.get("IndexStatus") != "CREATING":
+        return False
+    if allocating(doc):
+        raise ResourceInUseException(
+            "Attempt to change a resource which is still in use: Index creation is in resource "
+            "allocation phase. Retry deletion during backfilling phase or when the index is active. "
+            f"Table: {description['TableName']} Index: {name}"
+        )
+    return True
 
 
 def apply_update(description: dict[str, Any], request: dict[str, Any], now: float, timing: IndexTiming) -> None:

@@ -15,6 +15,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.sizes import value_size
+
 ROW_SPACE = b"\x01"
 #: Index id whose rows are the per-index version counters (never a real index).
 VERSION_SPACE = 0xFFFF
@@ -31,6 +33,28 @@ MIN_REQUEST_BYTES = 1024
 def write_request_bytes(written: dict[str, int]) -> dict[str, float]:
     """VectorWriteRequestBytes per index from the entry bytes one item write sent to it."""
     return {name: float(max(MIN_REQUEST_BYTES, size)) for name, size in written.items()}
+
+
+def billed_size(indexes: list[VectorIndex], item: dict[str, Any], size: int) -> int:
+    """The size a write is billed at: `size` with each indexed vector counted 4 bytes a dimension.
+
+    Recorded on the service (paritysuite/dynamodb-conformance, consumedCapacity, eu-west-2 and
+    us-east-1, 2026-10-09): an attribute a vector index reads is billed on a write at its name
+    plus 4 bytes per dimension, whatever numbers it holds, while reads and the 400 KB limit
+    size it as the list of numbers it is. A value that is not a vector of the index's length
+    (an item a backfill left out) is billed as stored.
+    """
+    seen: set[str] = set()
+    for index in indexes:
+        value = item.get(index.attribute)
+        if index.attribute in seen or not isinstance(value, dict):
+            continue
+        elements = value.get("L")
+        if (isinstance(elements, list) and len(elements) == index.dimensions
+                and all(isinstance(e, dict) and "N" in e for e in elements)):
+            seen.add(index.attribute)
+            size += 4 * index.dimensions - value_size(value)
+    return size
 
 
 def _prefix(table_id: int, index_id: int) -> bytes:
