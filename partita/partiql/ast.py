@@ -130,7 +130,7 @@ class Not:
 @dataclass(frozen=True, slots=True)
 class Is:
     operand: Expr
-    what: str  # MISSING or NULL
+    what: str  # MISSING, or the DynamoDB type tested: NULL, BOOL, S
     negated: bool
 
 
