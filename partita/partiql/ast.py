@@ -172,6 +172,8 @@ class Select:
     projection: tuple[Path, ...] | None  # None is *
     where: Expr | None
     order: tuple[tuple[Path, bool], ...] = ()  # (path, descending)
+    # A call in the projection: its refusal, answered after the table and index checks.
+    projection_refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -212,12 +212,18 @@ class _Parser:
         if self.at_word("DISTINCT"):
                 raise ValidationException("Unsupported token in expression: DISTINCT")
         projection: tuple[ast.Path, ...] | None
+        refusal: str | None = None
         if self.take_op("*"):
             projection = None
         else:
-            paths = [self.path()]
-            while self.take_op(","):
-                paths.append(self.path())
+            paths: list[ast.Path] = []
+            while True:
+                if self.peek().kind == WORD and self.peek().upper not in KEYWORDS and self.at_call_paren():
+                    refusal = refusal or self.projected_call()
+                else:
+                    paths.append(self.path())
+                if not self.take_op(","):
+                    break
             projection = tuple(paths)
         self.expect_word("FROM")
         target = self.target(aliasable=True)
@@ -236,7 +242,27 @@ class _Parser:
                 order.append((path, descending))
                 if not self.take_op(","):
                     break
-        return ast.Select(target, projection, where, tuple(order))
+        return ast.Select(target, projection, where, tuple(order), refusal)
+
+    def projected_call(self) -> str:
+        """Step over a call in a projection (COUNT(*), attribute_exists(a)) and return its
+        refusal, which the compiler raises once the table and index are known: AWS refused
+        `SELECT COUNT(*)` on a multi-attribute-key index for the index (paritysuite
+        partiqlMultiAttributeIndex, 2026), and `SELECT attribute_exists(a)` on a table with
+        this message pointing at the name (partiqlFunctions)."""
+        token = self.next()
+        refusal = f"Unexpected path component at {self.span(token.start, token.start + len(token.text))}"
+        depth = 0
+        while True:
+            token = self.next()
+            if token.kind == EOF:
+                raise self.unexpected()
+            if token.kind == PARAM:
+                self.params += 1
+            elif token.kind == OP and token.text in ("(", ")"):
+                depth += 1 if token.text == "(" else -1
+                if depth == 0:
+                    return refusal
 
     def unsupported_clauses(self) -> None:
         """SQL clauses PartiQL parses and DynamoDB refuses (DynamoDB Local's wording)."""
@@ -517,8 +543,9 @@ class _Parser:
     def path(self) -> ast.Path:
         token = self.peek()
         if token.kind == WORD and token.upper not in KEYWORDS and self.at_call_paren():
-            # A call where only a path may stand (a projection, a SET target): recorded
-            # for `SELECT attribute_exists(a) FROM ...`, pointing at the name.
+            # A call where only a path may stand (a SET target, ORDER BY): the message
+            # recorded for `SELECT attribute_exists(a) FROM ...`, pointing at the name.
+            # A projection's call is stepped over instead (projected_call).
             raise ValidationException(
                 f"Unexpected path component at {self.span(token.start, token.start + len(token.text))}"
             )
