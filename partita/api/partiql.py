@@ -468,7 +468,12 @@ def execute_transaction(engine: Engine, request: dict[str, Any]) -> dict[str, An
         answer = transactions.transact_write_items(engine, inner)
     except TransactionCanceledException as error:
         raise _insert_reasons(error, parsed_all) from None
-    return answer
+    # A transaction of writes answers an empty Responses list, not one entry a
+    # statement nor none at all (recorded on AWS in 2026: paritysuite writeResponses).
+    out: dict[str, Any] = {"Responses": []}
+    if "ConsumedCapacity" in answer:
+        out["ConsumedCapacity"] = answer["ConsumedCapacity"]
+    return out
 
 
 def _insert_reasons(error: TransactionCanceledException, parsed: list[ast.Parsed]) -> TransactionCanceledException:

@@ -130,7 +130,7 @@ class Not:
 @dataclass(frozen=True, slots=True)
 class Is:
     operand: Expr
-    what: str  # MISSING or NULL
+    what: str  # MISSING, or the DynamoDB type tested: NULL, BOOL, S
     negated: bool
 
 
@@ -172,6 +172,8 @@ class Select:
     projection: tuple[Path, ...] | None  # None is *
     where: Expr | None
     order: tuple[tuple[Path, bool], ...] = ()  # (path, descending)
+    # A call in the projection: its refusal, answered after the table and index checks.
+    projection_refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -225,6 +225,7 @@ def compile_check(engine: Engine, statement: ast.Exists, builder: Builder) -> di
     if select.target.index is not None:
         raise ValidationException(TRANSACTION_INDEX_CHECK)
     table = engine.tables.get(select.target.table)
+    _check_projection(select)
     key, rest = _full_key(table, select.where, builder)
     if not rest:
         # Recorded in 2026 (paritysuite partiqlFunctions): a bare key read checks nothing.
@@ -281,7 +282,9 @@ def compile_get(engine: Engine, statement: ast.Select, builder: Builder, *, tran
         if transaction:
             raise ValidationException(TRANSACTION_INDEX)
         _index(table, statement.target.index)
+        _check_projection(statement)
         raise ValidationException(refusal)
+    _check_projection(statement)
     if statement.order:
         _order_needs_key(statement)
     key = _key_only(table, statement.where, builder)
@@ -353,6 +356,13 @@ def _hash_values(term: ast.Expr, name: str, builder: Builder) -> list[AttributeV
     return None
 
 
+def _check_projection(statement: ast.Select) -> None:
+    """A call in the projection is refused once the table and index are known (see
+    Parser.projected_call)."""
+    if statement.projection_refusal is not None:
+        raise ValidationException(statement.projection_refusal)
+
+
 def _check_index_read(table: Table, index: Index, statement: ast.Select, consistent: bool) -> None:
     """What a read of an index may ask for, in the order the service checks it (recorded)."""
     if consistent and index.is_global:
@@ -386,9 +396,11 @@ def plan_select(engine: Engine, statement: ast.Select, builder: Builder, *, cons
     request: dict[str, Any] = {"TableName": table.name}
     index = None
     if target.index is None:
+        _check_projection(statement)
         hash_name, range_name = table.hash_key.name, table.range_key.name if table.range_key else None
     else:
         index = _index(table, target.index)
+        _check_projection(statement)
         _check_index_read(table, index, statement, consistent)
         hash_name, range_name = index.hash_key.name, index.range_key.name if index.range_key else None
         request["IndexName"] = target.index

@@ -180,7 +180,24 @@ class Builder:
             if isinstance(side, ast.Missing) and isinstance(other, ast.Path) and node.op in ("=", "<>"):
                 function = "attribute_not_exists" if node.op == "=" else "attribute_exists"
                 return f"{function}({self.path(other)})"
+            truth = self._truth(other) if node.op in ("=", "<>") else None
+            if isinstance(side, ast.Call) and side.name in _CONDITION_FUNCTIONS and truth is not None:
+                # A condition function's answer is a boolean the WHERE may compare
+                # (AWS filtered on `attribute_exists(ss) = true` in 2026): the
+                # comparison is the condition itself or its negation.
+                test = self.condition(side)
+                return test if truth == (node.op == "=") else f"NOT ({test})"
         return f"{self.operand(node.left)} {node.op} {self.operand(node.right)}"
+
+    def _truth(self, node: ast.Expr) -> bool | None:
+        """The boolean a TRUE/FALSE literal or a BOOL parameter stands for, else None."""
+        if isinstance(node, ast.Lit) and node.kind == "BOOL":
+            return node.text == "TRUE"
+        if isinstance(node, ast.Param):
+            value = self.params[node.index]
+            if set(value) == {"BOOL"}:
+                return bool(value["BOOL"])
+        return None
 
     def _is(self, node: ast.Is) -> str:
         if not isinstance(node.operand, ast.Path):
@@ -188,7 +205,7 @@ class Builder:
         path = self.path(node.operand)
         if node.what == "MISSING":
             return f"attribute_exists({path})" if node.negated else f"attribute_not_exists({path})"
-        text = f"attribute_type({path}, {self.value({'S': 'NULL'})})"
+        text = f"attribute_type({path}, {self.value({'S': node.what})})"
         return f"NOT ({text})" if node.negated else text
 
     # -- updates ----------------------------------------------------------------------------

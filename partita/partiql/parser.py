@@ -44,7 +44,11 @@ KEYWORDS = frozenset(
 )
 OPERATOR_WORDS = frozenset({"AND", "OR", "IS", "LIKE", "BETWEEN", "IN"})
 _COMPARISONS = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-_TYPE_NAMES = frozenset({"MISSING", "NULL"})
+# The type names IS can test, and the DynamoDB type each stands for (MISSING is absence).
+# AWS filtered with IS BOOL and IS STRING in 2026 (paritysuite tier2 whereFunctions);
+# BOOLEAN is PartiQL's other spelling of BOOL. The rest of PartiQL's type names are
+# still refused: which DynamoDB types they would test is not on record.
+IS_TYPES = {"MISSING": "MISSING", "NULL": "NULL", "BOOL": "BOOL", "BOOLEAN": "BOOL", "STRING": "S"}
 # How deeply parentheses, NOTs and function calls may nest: Partita's own bound,
 # so that Python's stack never runs out (a parenthesis costs about eight frames
 # of this descent). DynamoDB's limit is not on record.
@@ -54,8 +58,8 @@ MAX_NESTING = 64
 LITERAL_CAP = 40
 _CLOSERS = {"[": "]", "{": "}", "<<": ">>"}
 _OTHER_TYPE_NAMES = frozenset(
-    """BOOL BOOLEAN SMALLINT INT INT2 INT4 INT8 INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL NUMERIC
-    STRING SYMBOL VARCHAR CHAR CHARACTER BLOB CLOB STRUCT TUPLE LIST SEXP BAG DATE TIME TIMESTAMP
+    """SMALLINT INT INT2 INT4 INT8 INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL NUMERIC
+    SYMBOL VARCHAR CHAR CHARACTER BLOB CLOB STRUCT TUPLE LIST SEXP BAG DATE TIME TIMESTAMP
     ANY""".split()
 )
 
@@ -208,12 +212,18 @@ class _Parser:
         if self.at_word("DISTINCT"):
                 raise ValidationException("Unsupported token in expression: DISTINCT")
         projection: tuple[ast.Path, ...] | None
+        refusal: str | None = None
         if self.take_op("*"):
             projection = None
         else:
-            paths = [self.path()]
-            while self.take_op(","):
-                paths.append(self.path())
+            paths: list[ast.Path] = []
+            while True:
+                if self.peek().kind == WORD and self.peek().upper not in KEYWORDS and self.at_call_paren():
+                    refusal = refusal or self.projected_call()
+                else:
+                    paths.append(self.path())
+                if not self.take_op(","):
+                    break
             projection = tuple(paths)
         self.expect_word("FROM")
         target = self.target(aliasable=True)
@@ -232,7 +242,27 @@ class _Parser:
                 order.append((path, descending))
                 if not self.take_op(","):
                     break
-        return ast.Select(target, projection, where, tuple(order))
+        return ast.Select(target, projection, where, tuple(order), refusal)
+
+    def projected_call(self) -> str:
+        """Step over a call in a projection (COUNT(*), attribute_exists(a)) and return its
+        refusal, which the compiler raises once the table and index are known: AWS refused
+        `SELECT COUNT(*)` on a multi-attribute-key index for the index (paritysuite
+        partiqlMultiAttributeIndex, 2026), and `SELECT attribute_exists(a)` on a table with
+        this message pointing at the name (partiqlFunctions)."""
+        token = self.next()
+        refusal = f"Unexpected path component at {self.span(token.start, token.start + len(token.text))}"
+        depth = 0
+        while True:
+            token = self.next()
+            if token.kind == EOF:
+                raise self.unexpected()
+            if token.kind == PARAM:
+                self.params += 1
+            elif token.kind == OP and token.text in ("(", ")"):
+                depth += 1 if token.text == "(" else -1
+                if depth == 0:
+                    return refusal
 
     def unsupported_clauses(self) -> None:
         """SQL clauses PartiQL parses and DynamoDB refuses (DynamoDB Local's wording)."""
@@ -351,9 +381,9 @@ class _Parser:
         if self.take_word("IS"):
             negated = self.take_word("NOT")
             what = self.peek().upper
-            if what in _TYPE_NAMES:
+            if what in IS_TYPES:
                 self.next()
-                return ast.Is(left, what, negated)
+                return ast.Is(left, IS_TYPES[what], negated)
             if what in _OTHER_TYPE_NAMES:
                 raise malformed(UNEXPECTED_KEYWORD)
             raise malformed("Expected type name")
@@ -513,8 +543,9 @@ class _Parser:
     def path(self) -> ast.Path:
         token = self.peek()
         if token.kind == WORD and token.upper not in KEYWORDS and self.at_call_paren():
-            # A call where only a path may stand (a projection, a SET target): recorded
-            # for `SELECT attribute_exists(a) FROM ...`, pointing at the name.
+            # A call where only a path may stand (a SET target, ORDER BY): the message
+            # recorded for `SELECT attribute_exists(a) FROM ...`, pointing at the name.
+            # A projection's call is stepped over instead (projected_call).
             raise ValidationException(
                 f"Unexpected path component at {self.span(token.start, token.start + len(token.text))}"
             )
