@@ -111,6 +111,19 @@ _CANONICAL_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
 _canonical_match = _CANONICAL_RE.fullmatch
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _fits_long(exponent_text: str) -> bool:
+    """Whether a well-formed exponent fits a signed 64-bit integer; compared by length
+    first, so an exponent of a million digits costs no big-integer conversion."""
+    digits = exponent_text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return False
+    value = -int(digits) if exponent_text.startswith("-") else int(digits)
+    return _LONG_MIN <= value <= _LONG_MAX
+
+
 def _is_canonical_number(text: str) -> bool:
     """Whether ``text`` is already canonical and certainly in range (the write hot path)."""
     if len(text) > 38:
@@ -141,9 +154,12 @@ def normalize_number(text: str) -> str:
     try:
         number = Decimal(text)
     except InvalidOperation:
-        # An exponent beyond what Decimal can hold (1e9999999999999999999) is
-        # far outside DynamoDB's range either way; its sign says which end.
+        # Decimal holds exponents below 10**18 only. DynamoDB reads the exponent
+        # as a 64-bit integer: one past that range is not a number at all, one
+        # inside it is far outside the range, its sign saying which end.
         _, _, exponent_text = text.lower().partition("e")
+        if not _fits_long(exponent_text):
+            raise ValidationException(f"{MSG_NOT_NUMERIC}: {shown(text)}") from None
         raise ValidationException(MSG_UNDERFLOW if exponent_text.startswith("-") else MSG_OVERFLOW) from None
     adjusted = number.adjusted()
     if adjusted > MAX_ADJUSTED_EXPONENT:
