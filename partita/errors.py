@@ -63,6 +63,32 @@ class ShapeValidationException(ValidationException):
     prefix = CORAL_VALIDATE
 
 
+#: What the current validation layer puts before a request-validation fault (docs/decisions.md, "Query and Scan").
+ENVELOPE = "1 validation error detected: "
+
+
+class RequestFault(ValidationException):
+    """A fault in the request's own parameters (ExpressionAttributeNames/Values without or beside
+    their expressions, an empty expression, ReturnValues, a malformed Expected).
+
+    Raised with the wording every operation shares; PutItem, UpdateItem and
+    DeleteItem report it inside ENVELOPE (2026 records), the other operations bare.
+    """
+
+
+class ValueFault(ValidationException):
+    """A bad number or a set with a repeated member, worded by the layer that checks it.
+
+    `message` is the older layer's text (BatchWriteItem, transactions, Scan);
+    `current` the current layer's (PutItem, UpdateItem, DeleteItem enveloped,
+    GetItem and Query bare), as a 2026 conformance suite recorded on AWS.
+    """
+
+    def __init__(self, message: str, current: str | None = None) -> None:
+        super().__init__(message)
+        self.current = message if current is None else current
+
+
 class SerializationException(DynamoDBError):
     code = "SerializationException"
     prefix = CORAL_SERVICE

@@ -222,7 +222,7 @@ def test_add_shares_the_arithmetic(ddb: Any, hash_table: str) -> None:
 def test_a_literal_with_too_many_digits_keeps_its_message(ddb: Any, hash_table: str) -> None:
     assert _error(ddb.put_item, TableName=hash_table,
                   Item={**KEY, "a": {"N": "123456789012345678901234567890123456789"}}) == (
-        "ValidationException", "Attempting to store more than 38 significant digits in a Number")
+        "ValidationException", "1 validation error detected: Attempting to store more than 38 significant digits in a Number")
 
 
 # -- L1/L2: attribute names -----------------------------------------------------------------

@@ -52,6 +52,11 @@ def sorted_table(ddb: Any) -> str:
     return name
 
 
+#: PutItem, UpdateItem and DeleteItem report a bad number inside the request envelope
+#: (paritysuite valueLayers, us-east-1 and eu-west-2; docs/decisions.md "Query and Scan").
+ENVELOPE = "1 validation error detected: "
+
+
 def refusal(call: Any) -> tuple[str, str]:
     with pytest.raises(ClientError) as excinfo:
         call()
@@ -78,7 +83,7 @@ RECORDED_EXPONENTS = [
 def test_an_attribute_value_exponent_is_read_in_full(ddb: Any, table: str, literal: str,
                                                       message: str) -> None:
     item = {"pk": {"S": "nx"}, "val": {"N": literal}}
-    assert refusal(lambda: ddb.put_item(TableName=table, Item=item)) == ("ValidationException", message)
+    assert refusal(lambda: ddb.put_item(TableName=table, Item=item)) == ("ValidationException", ENVELOPE + message)
 
 
 def test_zero_and_the_smallest_magnitude_with_an_exponent_are_stored(ddb: Any, table: str) -> None:
@@ -95,13 +100,13 @@ def test_a_64_bit_exponent_fault_is_the_same_in_values_sets_and_keys(ddb: Any, t
     literal = "1e9223372036854775808"
     message = f"{NOT_NUMERIC}: {literal}"
     assert refusal(lambda: ddb.put_item(TableName=table, Item={"pk": {"S": "nx"}, "v": {"NS": ["1", literal]}})) == (
-        "ValidationException", message)
+        "ValidationException", ENVELOPE + message)
     assert refusal(lambda: ddb.get_item(TableName=number_table, Key={"pk": {"N": literal}})) == (
         "ValidationException", message)
     assert refusal(lambda: ddb.put_item(
         TableName=table, Item={"pk": {"S": "nx"}}, ConditionExpression="attribute_not_exists(n) OR n = :v",
         ExpressionAttributeValues={":v": {"N": literal}})) == (
-        "ValidationException", f"ExpressionAttributeValues contains invalid value: {message} for key :v")
+        "ValidationException", ENVELOPE + message)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -125,14 +130,14 @@ def test_an_exponent_is_out_of_range_within_64_bits_and_not_a_number_past_them(
     else:
         expected = f"{NOT_NUMERIC}: {literal}"
     item = {"pk": {"S": "nx"}, "val": {"N": literal}}
-    assert refusal(lambda: ddb.put_item(TableName=table, Item=item)) == ("ValidationException", expected)
+    assert refusal(lambda: ddb.put_item(TableName=table, Item=item)) == ("ValidationException", ENVELOPE + expected)
 
 
 def test_an_exponent_of_thousands_of_digits_costs_nothing_to_refuse(ddb: Any, table: str) -> None:
     literal = "1e" + "9" * 50_000
     item = {"pk": {"S": "nx"}, "val": {"N": literal}}
     code, message = refusal(lambda: ddb.put_item(TableName=table, Item=item))
-    assert (code, message[: len(NOT_NUMERIC)]) == ("ValidationException", NOT_NUMERIC)
+    assert (code, message[: len(ENVELOPE + NOT_NUMERIC)]) == ("ValidationException", ENVELOPE + NOT_NUMERIC)
 
 
 @pytest.mark.parametrize("surface", ["get", "delete", "update", "query", "batch_get"])

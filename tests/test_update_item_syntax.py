@@ -104,13 +104,14 @@ def test_expression_attribute_rules(ddb: Any, hash_table: str) -> None:
         (dict(UpdateExpression="SET a = :a", ExpressionAttributeValues={":a": N(1)},
               ExpressionAttributeNames={"#x": "x"}),
          "Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"),
+        # Enveloped, naming no null expressions (a 2026 conformance suite; docs/decisions.md).
         (dict(ExpressionAttributeValues={":a": N(1)}),
-         "ExpressionAttributeValues can only be specified when using expressions: "
-         "UpdateExpression and ConditionExpression are null"),
+         "1 validation error detected: ExpressionAttributeValues can only be specified when using expressions"),
         (dict(UpdateExpression="SET #a = :a", ExpressionAttributeValues={":a": N(1)}),
          "Invalid UpdateExpression: An expression attribute name used in the document path is not defined; "
          "attribute name: #a"),
-        (dict(UpdateExpression=""), "Invalid UpdateExpression: The expression can not be empty;"),
+        (dict(UpdateExpression=""),
+         "1 validation error detected: Invalid UpdateExpression: The expression can not be empty;"),
         (dict(UpdateExpression="SET a = :a", AttributeUpdates={"a": {"Value": N(1)}},
               ExpressionAttributeValues={":a": N(1)}),
          "Can not use both expression and non-expression parameters in the same request: "

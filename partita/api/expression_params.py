@@ -20,7 +20,15 @@ from ..engine.expressions import (
     parse_update,
 )
 from ..engine.model.values import MSG_NESTING, normalize_value, normalize_value_one_level_deeper
-from ..errors import ValidationException
+from ..errors import RequestFault, ValidationException, ValueFault
+
+#: How an operation words its parameter and value faults, as a 2026 conformance suite recorded
+#: on AWS (docs/decisions.md, "Query and Scan"). OLDER (BatchWriteItem, transactions, Scan ...):
+#: a bad value inside "ExpressionAttributeValues contains invalid value: ... for key :v".
+#: CURRENT (GetItem, Query): a bad number or repeated set member unwrapped, in the current
+#: wording. ENVELOPED (PutItem, UpdateItem, DeleteItem): CURRENT, and the caller puts the
+#: request's parameter and value faults inside "1 validation error detected: ".
+OLDER, CURRENT, ENVELOPED = "older", "current", "enveloped"
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+\Z")
 _VALUE_KEY = re.compile(r":[A-Za-z0-9_]+\Z")
@@ -62,10 +70,13 @@ def _braces(params: Sequence[str]) -> str:
     return "{" + ", ".join(params) + "}"
 
 
-def check_usage(request: dict[str, Any], expression_params: Sequence[str], legacy_params: Sequence[str]) -> bool:
+def check_usage(
+    request: dict[str, Any], expression_params: Sequence[str], legacy_params: Sequence[str], layer: str = OLDER
+) -> bool:
     """The mixing rules on their own (Query checks its starting key between them and the parsing).
 
-    True when the request uses expressions.
+    True when the request uses expressions. In the ENVELOPED layer the
+    ExpressionAttributeValues text names no null expressions (2026 records).
     """
     for param in expression_params:
         if param in request:
@@ -87,14 +98,13 @@ def check_usage(request: dict[str, Any], expression_params: Sequence[str], legac
     if used:
         return True
     if "ExpressionAttributeNames" in request:
-        raise ValidationException("ExpressionAttributeNames can only be specified when using expressions")
+        raise RequestFault("ExpressionAttributeNames can only be specified when using expressions")
     if "ExpressionAttributeValues" in request:
-        nulls = [p for p in expression_params if p in _USES_VALUES]
-        verb = "is" if len(nulls) == 1 else "are"
-        raise ValidationException(
-            "ExpressionAttributeValues can only be specified when using expressions: "
-            f"{' and '.join(nulls)} {verb} null"
-        )
+        message = "ExpressionAttributeValues can only be specified when using expressions"
+        if layer != ENVELOPED:
+            nulls = [p for p in expression_params if p in _USES_VALUES]
+            message += f": {' and '.join(nulls)} {'is' if len(nulls) == 1 else 'are'} null"
+        raise RequestFault(message)
     return False
 
 
@@ -103,7 +113,7 @@ def _placeholder_map(request: dict[str, Any], param: str, pattern: re.Pattern[st
     if mapping is None:
         return {}
     if not mapping:
-        raise ValidationException(f"{param} must not be empty")
+        raise RequestFault(f"{param} must not be empty")
     names = pattern is _NAME_KEY
     for key, value in mapping.items():
         if not pattern.match(key):
@@ -114,8 +124,14 @@ def _placeholder_map(request: dict[str, Any], param: str, pattern: re.Pattern[st
     return mapping
 
 
-def _normalized_values(values: dict[str, Any], one_level_deeper: bool = False) -> tuple[dict[str, dict[str, Any]], bool]:
-    """The canonical values, and whether one needed the extra level `one_level_deeper` allows."""
+def _normalized_values(
+    values: dict[str, Any], one_level_deeper: bool = False, layer: str = OLDER
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    """The canonical values, and whether one needed the extra level `one_level_deeper` allows.
+
+    Outside the OLDER layer a bad number or repeated set member is reported as it is, with no
+    wrapper naming the placeholder (2026 records); other value faults keep the wrapper.
+    """
     out = {}
     deep = False
     for key, value in values.items():
@@ -128,6 +144,8 @@ def _normalized_values(values: dict[str, Any], one_level_deeper: bool = False) -
                 out[key] = normalize_value_one_level_deeper(value)
                 deep = True
         except ValidationException as error:
+            if layer != OLDER and isinstance(error, ValueFault):
+                raise
             raise ValidationException(
                 f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}"
             ) from None
@@ -139,23 +157,31 @@ def read_expressions(
     expression_params: Sequence[str],
     legacy_params: Sequence[str] = (),
     values_one_level_deeper: bool = False,
+    layer: str = OLDER,
 ) -> Expressions:
     """Validate and parse the request's expressions (cached by text).
 
     `values_one_level_deeper`: ExpressionAttributeValues may nest one level
     past the item limit (TransactWriteItems; see normalize_value_one_level_deeper).
+    `layer`: how the operation words its faults (OLDER, CURRENT, ENVELOPED).
     """
-    if not check_usage(request, expression_params, legacy_params):
+    if not check_usage(request, expression_params, legacy_params, layer):
         return _NO_EXPRESSIONS
     names = _placeholder_map(request, "ExpressionAttributeNames", _NAME_KEY)
     values, deep = _normalized_values(
-        _placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY), values_one_level_deeper
+        _placeholder_map(request, "ExpressionAttributeValues", _VALUE_KEY), values_one_level_deeper, layer
     )
     parsed = {}
     for param in expression_params:
         text = request.get(param)
         if text is not None:
-            parsed[param] = _PARSERS[param](text)
+            try:
+                parsed[param] = _PARSERS[param](text)
+            except ValidationException as error:
+                if text.strip():
+                    raise
+                # An empty expression is a fault of the request's parameters, not of an expression.
+                raise RequestFault(error.message) from None
     check_placeholders(list(parsed.values()), names, values)
     return Expressions(parsed, names, values, deep)
 

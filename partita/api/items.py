@@ -24,8 +24,9 @@ from ..engine.items.single import check_item_size
 from ..engine.items.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
 from ..engine.model.values import normalize_item
 from ..engine.tables.schema import Table
-from ..errors import ValidationException
-from .expression_params import Expressions, read_expressions
+from ..errors import RequestFault, ValueFault
+from .expression_params import CURRENT, ENVELOPED, Expressions, read_expressions
+from .layers import ENVELOPED_FAULTS, current_wording, enveloped
 
 # Non-expression parameters in the order DynamoDB lists them in its mixing message.
 _CONDITION_LEGACY = ("Expected", "ConditionalOperator")
@@ -38,7 +39,7 @@ def _read_conditional(
     request: dict[str, Any], expression_params: tuple[str, ...], legacy_params: tuple[str, ...]
 ) -> Expressions:
     """The request's expressions, after the mixing and ConditionalOperator rules."""
-    expressions = read_expressions(request, expression_params, legacy_params)
+    expressions = read_expressions(request, expression_params, legacy_params, layer=ENVELOPED)
     check_conditional_operator(request, ("Expected",))
     return expressions
 
@@ -58,7 +59,7 @@ def _return_values(request: dict[str, Any]) -> bool:
     """PutItem and DeleteItem only know NONE and ALL_OLD."""
     mode = request.get("ReturnValues", "NONE")
     if mode not in ("NONE", "ALL_OLD"):
-        raise ValidationException("ReturnValues can only be ALL_OLD or NONE")
+        raise RequestFault("ReturnValues can only be ALL_OLD or NONE")
     return mode == "ALL_OLD"
 
 
@@ -90,10 +91,13 @@ def _write_answer(
 
 
 def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    item = normalize_item(request["Item"])
-    expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
-    condition = _condition(request, expressions)
-    return_old = _return_values(request)
+    try:
+        item = normalize_item(request["Item"])
+        expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
+        condition = _condition(request, expressions)
+        return_old = _return_values(request)
+    except ENVELOPED_FAULTS as fault:
+        raise enveloped(fault) from None
     size = check_item_size(item)
     result = engine.items.put(
         request["TableName"],
@@ -106,10 +110,13 @@ def put_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    key = normalize_item(request["Key"])
-    expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
-    condition = _condition(request, expressions)
-    return_old = _return_values(request)
+    try:
+        key = normalize_item(request["Key"])
+        expressions = _read_conditional(request, ("ConditionExpression",), _CONDITION_LEGACY)
+        condition = _condition(request, expressions)
+        return_old = _return_values(request)
+    except ENVELOPED_FAULTS as fault:
+        raise enveloped(fault) from None
     result = engine.items.delete(
         request["TableName"],
         key,
@@ -120,8 +127,11 @@ def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    key = normalize_item(request["Key"])
-    expressions = read_expressions(request, ("ProjectionExpression",), ("AttributesToGet",))
+    try:
+        key = normalize_item(request["Key"])
+        expressions = read_expressions(request, ("ProjectionExpression",), ("AttributesToGet",), layer=CURRENT)
+    except ValueFault as fault:
+        raise current_wording(fault) from None
     legacy = translate_attributes_to_get(request.get("AttributesToGet"))
     item, consumed = engine.items.get(request["TableName"], key, bool(request.get("ConsistentRead")))
     out: dict[str, Any] = {}
@@ -164,12 +174,15 @@ def _update_attributes(mode: str, result: UpdateResult, update: BoundUpdate | No
 
 
 def update_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
-    key = normalize_item(request["Key"])
-    expressions = _read_conditional(
-        request, ("UpdateExpression", "ConditionExpression"), _UPDATE_LEGACY
-    )
-    update = _update(request, expressions)
-    condition = _condition(request, expressions)
+    try:
+        key = normalize_item(request["Key"])
+        expressions = _read_conditional(
+            request, ("UpdateExpression", "ConditionExpression"), _UPDATE_LEGACY
+        )
+        update = _update(request, expressions)
+        condition = _condition(request, expressions)
+    except ENVELOPED_FAULTS as fault:
+        raise enveloped(fault) from None
     result = engine.items.update(
         request["TableName"],
         key,

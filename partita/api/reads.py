@@ -38,8 +38,9 @@ from ..engine.items.reads import (
     segment_bounds,
 )
 from ..engine.model.values import normalize_value
-from ..errors import ValidationException
-from .expression_params import Expressions, check_usage, read_expressions
+from ..errors import ValidationException, ValueFault
+from .expression_params import CURRENT, Expressions, check_usage, read_expressions
+from .layers import current_wording
 from .validation import reads as rules
 from .validation.key_conditions import KeyTerm, key_terms_from_expression
 
@@ -268,25 +269,28 @@ def query(
     read made for the console is the developer browsing, not an access pattern, so the advisor
     does not count it.
     """
-    rules.check_select(request, "Query")
-    # KeyConditions may accompany the other expressions when there is no
-    # KeyConditionExpression: the service only refuses mixing within a pair.
-    legacy = _QUERY_LEGACY if request.get("KeyConditionExpression") is not None else _QUERY_LEGACY[:-1]
-    check_usage(request, _QUERY_EXPRESSIONS, legacy)
-    query_filter = _legacy_filter(request, "QueryFilter")
-    rules.check_attributes_to_get(request)
-    start_key = rules.normalize_start_key(request)
-    if request.get("KeyConditions") is None and request.get("KeyConditionExpression") is None:
-        raise ValidationException(
-            "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
-        )
-    expressions = read_expressions(request, _QUERY_PARSE_ORDER)
-    key_condition = expressions.get("KeyConditionExpression")
-    if key_condition is not None:
-        terms = key_terms_from_expression(key_condition, expressions.names, expressions.values)
-    else:
-        terms = _key_conditions(request)
-    rules.check_condition_count(terms, request.get("IndexName") is not None)
+    try:  # a bad number or set member: bare, current wording (layers.py)
+        rules.check_select(request, "Query")
+        # KeyConditions may accompany the other expressions when there is no
+        # KeyConditionExpression: the service only refuses mixing within a pair.
+        legacy = _QUERY_LEGACY if request.get("KeyConditionExpression") is not None else _QUERY_LEGACY[:-1]
+        check_usage(request, _QUERY_EXPRESSIONS, legacy)
+        query_filter = _legacy_filter(request, "QueryFilter")
+        rules.check_attributes_to_get(request)
+        start_key = rules.normalize_start_key(request)
+        if request.get("KeyConditions") is None and request.get("KeyConditionExpression") is None:
+            raise ValidationException(
+                "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+            )
+        expressions = read_expressions(request, _QUERY_PARSE_ORDER, layer=CURRENT)
+        key_condition = expressions.get("KeyConditionExpression")
+        if key_condition is not None:
+            terms = key_terms_from_expression(key_condition, expressions.names, expressions.values)
+        else:
+            terms = _key_conditions(request)
+        rules.check_condition_count(terms, request.get("IndexName") is not None)
+    except ValueFault as fault:
+        raise current_wording(fault) from None
 
     table = _space(engine, request, "Query")
     hash_value: str | tuple[str, ...]

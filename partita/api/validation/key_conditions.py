@@ -136,7 +136,8 @@ def _key_node(
     if attribute is None:
         raise _invalid_condition("No key attribute specified")
     if attribute in terms:
-        raise ValidationException("KeyConditionExpressions must only contain one condition per key")
+        # Named as the expression's own fault since the 2026 wording (dynalite's recording was bare).
+        raise ValidationException(f"Invalid {KCE}: KeyConditionExpressions must only contain one condition per key")
     if op in _MIRRORED:
         op = _EXPRESSION_OPS[_MIRRORED[op] if position else op]
     terms[attribute] = KeyTerm(op, [values[o.name] for o in operands if isinstance(o, Value)])

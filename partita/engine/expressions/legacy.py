@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from partita.errors import ValidationException
+from partita.errors import RequestFault, ValidationException
 
 from ..model.values import MSG_EMPTY_NAME, compare, normalize_value
 from .ast import (
@@ -173,11 +173,13 @@ def _check_arguments(operator: str, values: list[AttributeValue]) -> None:
     """Argument count, types the operator takes, one type for all, ordered bounds.
 
     The order is the service's: `BETWEEN [S, SS]` is reported as SS not being
-    valid for BETWEEN, not as a mix of types.
+    valid for BETWEEN, not as a mix of types. The first three are faults of the
+    request's parameters (RequestFault: enveloped by PutItem, UpdateItem and
+    DeleteItem, as recorded in 2026).
     """
     arity = _ARITY[operator]
     if (arity is None and not values) or (arity is not None and len(values) != arity):
-        raise ValidationException(
+        raise RequestFault(
             f"{_INVALID}Invalid number of argument(s) for the {operator} ComparisonOperator"
         )
     if not values:
@@ -186,12 +188,12 @@ def _check_arguments(operator: str, values: list[AttributeValue]) -> None:
     for value in values:
         kind = _type_of(value)
         if allowed is not None and kind not in allowed:
-            raise ValidationException(
+            raise RequestFault(
                 f"{_INVALID}ComparisonOperator {operator} is not valid for {kind} AttributeValue type"
             )
     first = _type_of(values[0])
     if any(_type_of(v) != first for v in values):
-        raise ValidationException(
+        raise RequestFault(
             f"{_INVALID}AttributeValues inside AttributeValueList must be of same type"
         )
     if operator == "BETWEEN" and compare(values[0], values[1]) > 0:
@@ -252,16 +254,16 @@ def _expected_entry(builder: _Builder, attribute: str, entry: Mapping[str, Any])
     has_exists = entry.get("Exists") is not None
     operator = entry.get("ComparisonOperator")
     if has_list and has_value:
-        raise ValidationException(
+        raise RequestFault(
             f"{_INVALID}Value and AttributeValueList cannot be used together for Attribute: {attribute}"
         )
     if operator is not None:
         if has_exists:
-            raise ValidationException(
+            raise RequestFault(
                 f"{_INVALID}Exists and ComparisonOperator cannot be used together for Attribute: {attribute}"
             )
         if operator not in ("NULL", "NOT_NULL") and not has_list and not has_value:
-            raise ValidationException(
+            raise RequestFault(
                 f"{_INVALID}Value or AttributeValueList must be used with ComparisonOperator: "
                 f"{operator} for Attribute: {attribute}"
             )
@@ -272,19 +274,19 @@ def _expected_entry(builder: _Builder, attribute: str, entry: Mapping[str, Any])
         _check_arguments(operator, values)
         return _comparison(builder, attribute, operator, values)
     if has_list:
-        raise ValidationException(
+        raise RequestFault(
             f"{_INVALID}AttributeValueList can only be used with a ComparisonOperator for Attribute: {attribute}"
         )
     exists = entry.get("Exists")
     if exists is False:
         if has_value:
-            raise ValidationException(
+            raise RequestFault(
                 f"{_INVALID}Value cannot be used when Exists is false for Attribute: {attribute}"
             )
         return Call("attribute_not_exists", (builder.path(attribute),))
     if not has_value:
         shown = "null" if exists is None else "true"
-        raise ValidationException(
+        raise RequestFault(
             f"{_INVALID}Value must be provided when Exists is {shown} for Attribute: {attribute}"
         )
     return Compare("=", builder.path(attribute), builder.value(normalize_value(entry["Value"])))
