@@ -125,7 +125,7 @@ CASES: dict[str, tuple[dict[str, Any], str, str | None, str | None]] = {
     "DescribeGlobalTableSettings": ({"GlobalTableName": NAME}, "DescribeGlobalTableSettings", GLOBAL, None),
     "ListGlobalTables": ({}, "ListGlobalTables", *ANYWHERE),
     "StartBulkPutItems": ({"TableName": NAME, "InputS3Configuration": S3_IN,
-                           "OutputS3Configuration": {"OutputType": ["ERROR"]}}, "StartBulkPutItems", *ON_ORDERS),
+                           "OutputS3Configuration": {"S3Bucket": "out", "OutputType": ["ERROR"]}}, "StartBulkPutItems", *ON_ORDERS),
     "DescribeBulkOperation": ({"BulkOperationArn": BULK}, "DescribeBulkOperation", None, BULK),
     "CancelBulkOperation": ({"BulkOperationArn": BULK}, "CancelBulkOperation", None, BULK),
     "ListBulkOperations": ({}, "ListBulkOperations", *ANYWHERE),

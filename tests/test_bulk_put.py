@@ -201,6 +201,14 @@ def test_requests_dynamodb_refuses(s3: tuple[Any, Path, Server]) -> None:
     assert error_of(excinfo) == ("ValidationException", "1 validation error detected: Value '1023' at "
                                  "'maxWriteRequestUnits' failed to satisfy constraint: Member must have value "
                                  "greater than or equal to 1024")
+    # The reference calls the report's bucket required (its model does not): refused before any job
+    # exists (the framework's words, unconfirmed for this member).
+    with pytest.raises(ClientError) as excinfo:
+        ddb.start_bulk_put_items(TableName="target", InputS3Configuration={"S3Bucket": "input",
+                                 "InputFormat": "DYNAMODB_JSON"}, OutputS3Configuration={"OutputType": ["ERROR"]})
+    assert error_of(excinfo) == ("ValidationException", "1 validation error detected: Value null at "
+                                 "'outputS3Configuration.s3Bucket' failed to satisfy constraint: Member must not be null")
+    assert ddb.list_bulk_operations()["BulkOperationsSummaryList"] == []
     with pytest.raises(ClientError) as excinfo:
         unchecked.list_bulk_operations(MaxResults=26)
     assert error_of(excinfo) == ("ValidationException", "1 validation error detected: Value '26' at 'maxResults' "

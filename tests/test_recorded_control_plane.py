@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backup_helpers import import_done, wait_backup, wait_for
+from backup_helpers import import_done, wait_active, wait_backup, wait_for
 from botocore.exceptions import ClientError
 from conftest import Server, client_for, create_table, error_of, raw_request
 from streams_helpers import read_stream, streams_client
@@ -86,6 +86,9 @@ def test_backup_lifecycle_restore_and_deleted_backup(ddb: Any, hash_table: str) 
     assert restored["TableName"] == target
     assert restored["RestoreSummary"]["SourceBackupArn"] == arn
     assert restored["RestoreSummary"]["RestoreInProgress"] is True
+    # While the restore runs the backup is in use (BackupInUseException); the suite
+    # deletes its backups once restores have settled.
+    wait_active(ddb, target)
     deleted = ddb.delete_backup(BackupArn=arn)["BackupDescription"]["BackupDetails"]
     assert deleted["BackupArn"] == arn
     assert refused(ddb.describe_backup, BackupArn=arn)[0] == "BackupNotFoundException"

@@ -406,11 +406,11 @@ class BulkPuts:
             if stopped is not None and step.processed == 0 and step.failed == 0 and cursor == job["line"]:
                 return False  # throttled before the first line: nothing to commit, the duty may rest
             files = current.setdefault("_Parts", {})
-            if "ERROR" in out_types and step.errors:
-                files.setdefault("ERROR", []).append(report.write_part(self.objects, current, "ERROR", part, step.errors))
-            if "CONDITION_CHECK_FAILURE" in out_types and step.failures:
-                files.setdefault("CONDITION_CHECK_FAILURE", []).append(
-                    report.write_part(self.objects, current, "CONDITION_CHECK_FAILURE", part, step.failures))
+            for kind, lines in (("ERROR", step.errors), ("CONDITION_CHECK_FAILURE", step.failures)):
+                if kind in out_types and lines:
+                    written = report.write_part(self.objects, current, kind, part, lines)
+                    if written is not None:
+                        files.setdefault(kind, []).append(written)
             current["ProcessedItemCount"] += step.processed
             current["FailedItemCount"] += step.failed
             current["_ConditionFailures"] = current.get("_ConditionFailures", 0) + step.conditions

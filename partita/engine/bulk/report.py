@@ -26,12 +26,19 @@ RECORD_CUT = 64 * 1024
 KINDS = {"ERROR": "errors", "CONDITION_CHECK_FAILURE": "condition-check-failures"}
 
 
-def base(doc: dict[str, Any]) -> tuple[str, str]:
-    """(bucket, key prefix) of the operation's report."""
+def base(doc: dict[str, Any]) -> tuple[str, str] | None:
+    """(bucket, key prefix) of the operation's report; None without a bucket.
+
+    StartBulkPutItems refuses a request without one, but an operation stored
+    before it did must still finish: without this it failed every step for good.
+    """
     out = doc["OutputS3Configuration"]
+    bucket = out.get("S3Bucket")
+    if not bucket:
+        return None
     prefix = (out.get("S3KeyPrefix") or "").strip("/")
     op_id = doc["BulkOperationArn"].rsplit("/", 1)[1]
-    return out["S3Bucket"], "/".join(p for p in (prefix, "AWSDynamoDB", op_id) if p)
+    return bucket, "/".join(p for p in (prefix, "AWSDynamoDB", op_id) if p)
 
 
 def placement(doc: dict[str, Any]) -> Placement:
@@ -39,15 +46,23 @@ def placement(doc: dict[str, Any]) -> Placement:
     return Placement(out.get("S3BucketOwner"), out.get("S3SseAlgorithm"), out.get("S3SseKmsKeyId"))
 
 
-def write_part(objects: Objects, doc: dict[str, Any], kind: str, part: int, lines: list[dict[str, Any]]) -> str:
-    bucket, prefix = base(doc)
+def write_part(
+    objects: Objects, doc: dict[str, Any], kind: str, part: int, lines: list[dict[str, Any]]
+) -> str | None:
+    where = base(doc)
+    if where is None:
+        return None
+    bucket, prefix = where
     key = f"{prefix}/{KINDS[kind]}/part-{part:05d}.json"
     objects.put(bucket, key, b"".join(orjson.dumps(line) + b"\n" for line in lines), placement(doc))
     return key
 
 
 def write_summary(objects: Objects, doc: dict[str, Any], parts: dict[str, list[str]]) -> None:
-    bucket, prefix = base(doc)
+    where = base(doc)
+    if where is None:
+        return
+    bucket, prefix = where
     summary = {
         "version": "2026-01-01",
         "bulkOperationArn": doc["BulkOperationArn"],
