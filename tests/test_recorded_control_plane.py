@@ -99,8 +99,15 @@ def test_contributor_insights_disabled_then_enabled_and_listed(ddb: Any, hash_ta
     ddb.update_contributor_insights(TableName=hash_table, ContributorInsightsAction="ENABLE")
     status = ddb.describe_contributor_insights(TableName=hash_table)["ContributorInsightsStatus"]
     assert status in ("ENABLING", "ENABLED")
-    listed = ddb.list_contributor_insights()["ContributorInsightsSummaries"]
-    assert hash_table in [s["TableName"] for s in listed]
+    # The shared server holds many tables with insights on: follow the pages.
+    listed, token = [], None
+    while True:
+        page = ddb.list_contributor_insights(**({"NextToken": token} if token else {}))
+        listed += [s["TableName"] for s in page["ContributorInsightsSummaries"]]
+        token = page.get("NextToken")
+        if not token:
+            break
+    assert hash_table in listed
 
 
 def test_export_starts_in_progress_and_is_listed(ddb: Any, hash_table: str) -> None:
