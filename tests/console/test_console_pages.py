@@ -303,7 +303,8 @@ def test_streams_and_ttl_page(start_server: Any, tmp_path: Any, table_name: str)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         page = request(endpoint, f"/console/tables/{table_name}/streams?fragment=1")
-        if len(re.findall(r'<tr class="expiry"', page.text)) == 1:
+        # The expiry list and the stream records are read apart: wait for both to show the deletion.
+        if len(re.findall(r'<tr class="expiry"', page.text)) == 1 and '<span class="badge">TTL</span>' in page.text:
             break
         time.sleep(0.1)
     remaining = [float(r) for r in re.findall(r'<tr class="expiry" data-remaining="(-?\d+)">', page.text)]
