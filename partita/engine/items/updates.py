@@ -218,7 +218,8 @@ def check_index_updates(table: Table, update: BoundUpdate) -> None:
 
 
 def check_index_update_paths(table: Table, update: BoundUpdate) -> None:
-    """No path (target or operand) may reach inside an index key attribute.
+    """No path (target or operand) may reach inside an index key attribute, and no SET may
+    give one an empty string or binary.
 
     The half of check_index_updates a transaction keeps as a plain
     ValidationException; a wrong type is that action's cancellation reason.
