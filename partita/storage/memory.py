@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from itertools import islice
 
 from sortedcontainers import SortedDict
@@ -97,6 +97,50 @@ class _Writer(_Reader, WriteTxn):
                 rows[key] = old
 
 
+class _Snapshot:
+    """A read view under the store's lock (a class, not a generator: it is on every Query's path)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> ReadView:
+        self._store._lock.acquire()
+        return _Reader(self._store._rows)
+
+    def __exit__(self, *exc: object) -> None:
+        self._store._lock.release()
+
+
+class _WriteScope:
+    """One write transaction under the store's lock: undone on any exception.
+
+    A class rather than a @contextmanager generator: it is on every write's
+    path, where the generator's frames cost more than the write itself.
+    """
+
+    __slots__ = ("_store", "_writer")
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> WriteTxn:
+        store = self._store
+        store._lock.acquire()
+        self._writer = _Writer(store._rows)
+        return self._writer
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is not None:
+                self._writer.rollback()
+            elif self._writer.bumped:
+                self._store._generation += 1
+        finally:
+            self._store._lock.release()
+
+
 class MemoryStore(LockedStore):
     """A store that lives and dies with the process."""
 
@@ -113,22 +157,11 @@ class MemoryStore(LockedStore):
     def duty_lock(self) -> AbstractContextManager[bool]:
         return self._duties.acquire_nowait()
 
-    @contextmanager
-    def snapshot(self) -> Iterator[ReadView]:
-        with self._lock:
-            yield _Reader(self._rows)
+    def snapshot(self) -> AbstractContextManager[ReadView]:
+        return _Snapshot(self)
 
-    @contextmanager
-    def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
-        with self._lock:
-            writer = _Writer(self._rows)
-            try:
-                yield writer
-            except BaseException:
-                writer.rollback()
-                raise
-            if writer.bumped:
-                self._generation += 1
+    def write(self, transactional: bool = False, exclusive: bool = False) -> AbstractContextManager[WriteTxn]:
+        return _WriteScope(self)
 
     def close(self) -> None:
         with self._lock:
