@@ -247,6 +247,12 @@ SERVERS: dict[str, ServerDef] = {
                       "--port", str(port)],
         "set PARTITA_BENCH_PG_URL to a PostgreSQL URL (tests/pg/cluster.sh start DIR prints one)",
     ),
+    # not run by default: partita-pg from PARTITA_BENCH_BASELINE's tree (before/after)
+    "partita-pg-baseline": ServerDef(
+        "partita-pg-baseline",
+        lambda port: _baseline("--backend", _pg_database(port))(port),
+        "set PARTITA_BENCH_BASELINE to a Partita source tree and PARTITA_BENCH_PG_URL to a PostgreSQL URL",
+    ),
     "partita-pg-2w": ServerDef(
         "partita-pg-2w",
         lambda port: [str(REPO_DIR / ".venv" / "bin" / "partita"), "serve", "--workers", "2", "--backend",
