@@ -47,6 +47,24 @@ from servers import DYNALITE_CLI, SERVERS
 from workloads import WORKLOADS
 
 
+def compiled_state() -> tuple[int, int]:
+    """(current, all) of setup.py's COMPILED modules: a missing or stale copy runs as Python.
+
+    The same rule as partita/__init__.py's finder: a compiled copy older than
+    its .py is not used. After editing one, `.venv/bin/python setup.py
+    build_ext --inplace` rebuilds what changed.
+    """
+    text = (REPO_DIR / "setup.py").read_text()
+    paths = text.split('COMPILED = """', 1)[1].split('"""', 1)[0].split()
+    current = 0
+    for path in paths:
+        source = REPO_DIR / "partita" / path
+        copies = sorted(source.parent.glob(source.stem + ".*.so"))
+        if copies and copies[0].stat().st_mtime >= source.stat().st_mtime:
+            current += 1
+    return current, len(paths)
+
+
 def environment() -> Json:
     def version(cmd: list[str]) -> str:
         try:
@@ -85,6 +103,7 @@ def environment() -> Json:
             ]
         ),
         "partita_commit": version(["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"]),
+        "partita_compiled": "{}/{}".format(*compiled_state()),
     }
 
 
@@ -168,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         say("wrk not found: run bench/setup.sh")
         return 2
     env = environment()
+    current, every = compiled_state()
+    if current < every:
+        say(f"warning: {every - current} of {every} request-path modules run as Python here (not compiled, or "
+            "edited since: `.venv/bin/python setup.py build_ext --inplace`)")
     if env["cpus"] and env["loadavg_before"] > 0.5 * env["cpus"]:
         say(
             f"warning: load average {env['loadavg_before']:.2f} before the run; numbers will be noisy"
