@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .base import Store, WriteTxn
-from .postgres import PooledReads, open_pool
+from .postgres import PooledReads
 
 
 class ReplicaReads(PooledReads, Store):
     """The read half of a store, over a pool of connections to a replica."""
 
     def __init__(self, url: str, *, pool_size: int = 8) -> None:
-        self._pool = open_pool(url, pool_size)
+        self._open_pool(url, pool_size)
 
     def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
         raise TypeError("a replica takes no writes")
@@ -32,4 +32,4 @@ class ReplicaReads(PooledReads, Store):
         raise TypeError("duties run against the primary")
 
     def close(self) -> None:
-        self._pool.close()
+        self._close_pool()
