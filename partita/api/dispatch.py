@@ -153,7 +153,7 @@ _deferred(OPERATIONS, _tables, CreateTable="create_table", DescribeTable="descri
           ListTables="list_tables", DeleteTable="delete_table", UpdateTable="update_table")
 _deferred(OPERATIONS, _items, PutItem="put_item", GetItem="get_item", DeleteItem="delete_item",
           UpdateItem="update_item")
-_deferred(OPERATIONS, _reads, Query="query", Scan="scan")
+_deferred(OPERATIONS, _reads, Query="query_operation", Scan="scan_operation")
 _deferred(OPERATIONS, _batch, BatchGetItem="batch_get_item", BatchWriteItem="batch_write_item")
 _deferred(OPERATIONS, _transactions, TransactWriteItems="transact_write_items",
           TransactGetItems="transact_get_items")

@@ -178,7 +178,8 @@ def _on_index_entry(space: KeySpace, predicate: Predicate) -> Predicate:
     return lambda item: predicate(index.project(item, table_keys))
 
 
-def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace, index_view: bool = False) -> PageSpec:
+def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace, index_view: bool = False,
+          as_stored: bool = False) -> PageSpec:
     select = request.get("Select")
     fetch = _needs_table(space, request, filt, index_view)
     predicate = filt.predicate
@@ -191,6 +192,7 @@ def _spec(request: dict[str, Any], filt: _Filter, space: KeySpace, index_view: b
         keep_items=select != "COUNT",
         consistent=bool(request.get("ConsistentRead")),
         fetch_from_table=fetch,
+        as_stored=as_stored,
     )
 
 
@@ -261,6 +263,7 @@ def query(
     key_filters: bool = False,
     index_view: bool = False,
     pages: list[Page] | None = None,
+    as_stored: bool = False,
 ) -> dict[str, Any]:
     """Query; `key_filters` lets the filter name key attributes (PartiQL's WHERE may, the JSON API may not),
     `index_view` judges the filter on the index's entries (PartiQL's, see _needs_table).
@@ -313,7 +316,7 @@ def query(
         table,
         hash_value,
         sort,
-        _spec(request, filt, table, index_view),
+        _spec(request, filt, table, index_view, as_stored),
         forward=request.get("ScanIndexForward", True) is not False,
         start_key=start_key,
         equal_ranges=equal_ranges,
@@ -327,7 +330,8 @@ def query(
 
 
 def scan(
-    engine: Engine, request: dict[str, Any], *, index_view: bool = False, pages: list[Page] | None = None
+    engine: Engine, request: dict[str, Any], *, index_view: bool = False, pages: list[Page] | None = None,
+    as_stored: bool = False,
 ) -> dict[str, Any]:
     check_usage(request, _SCAN_EXPRESSIONS, _SCAN_LEGACY)
     rules.check_attributes_to_get(request)
@@ -350,7 +354,7 @@ def scan(
 
     page = engine.reads.scan(
         table,
-        _spec(request, filt, table, index_view),
+        _spec(request, filt, table, index_view, as_stored),
         segment=segment,
         total_segments=total_segments,
         start_key=start_key,
@@ -360,3 +364,16 @@ def scan(
     if pages is None:  # not the console's (see query)
         _advise(engine, "Scan", request, table, filt, page, start_key is None)
     return _answer(request, page)
+
+
+def query_operation(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON API's Query: its answer only goes to orjson, so items may stay as stored (PageSpec.as_stored).
+
+    In-process callers that read the items (PartiQL, the console) call `query`.
+    """
+    return query(engine, request, as_stored=True)
+
+
+def scan_operation(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON API's Scan (see `query_operation`)."""
+    return scan(engine, request, as_stored=True)

@@ -90,6 +90,12 @@ class PageSpec:
     ``predicate`` is the filter (None: keep every item read); ``projector``
     shapes each kept item (None: the whole item); ``keep_items`` is False for
     Select=COUNT, which counts matches without returning them.
+    ``as_stored``: the caller only serializes the items with orjson (the
+    JSON API's Query and Scan), so a page that neither filters, projects,
+    fetches from the table nor sizes items one by one hands them out as
+    their stored JSON (``orjson.Fragment``), never decoded and re-encoded.
+    The stored bytes are the item's canonical JSON (``orjson.dumps`` of the
+    normalized item), exactly what encoding the decoded item would give.
     """
 
     limit: int | None = None
@@ -98,6 +104,7 @@ class PageSpec:
     keep_items: bool = True
     consistent: bool = False
     fetch_from_table: bool = False
+    as_stored: bool = False
 
 
 @dataclass(slots=True)
@@ -380,7 +387,9 @@ class ReadOps:
         fetched = 0.0
         last: Item | None = None
         loads = orjson.loads
+        fragment = orjson.Fragment
         table = space.table
+        as_stored = spec.as_stored and predicate is None and projector is None and not spec.fetch_from_table
         with (self._store if spec.consistent else self._store.eventual).snapshot() as view:
             want = _FIRST_BATCH if limit is None else min(limit, _FIRST_BATCH)
             while start < end:
@@ -394,6 +403,17 @@ class ReadOps:
                 exact = size + weight >= MAX_PAGE_BYTES
                 stopped = False
                 for _, raw in rows:
+                    if as_stored and not exact:
+                        scanned += 1
+                        stored += len(raw)
+                        count += 1
+                        if keep:
+                            items.append(fragment(raw))  # type: ignore[arg-type]
+                        if limit is not None and scanned >= limit:
+                            last = loads(raw)
+                            stopped = True
+                            break
+                        continue
                     entry = item = loads(raw)
                     scanned += 1
                     stored += len(raw)
