@@ -403,37 +403,32 @@ class ReadOps:
                 exact = size + weight >= MAX_PAGE_BYTES
                 stopped = False
                 for _, raw in rows:
-                    if as_stored and not exact:
-                        scanned += 1
-                        stored += len(raw)
+                    scanned += 1
+                    stored += len(raw)
+                    entry: Item | None = None
+                    if as_stored and not exact:  # nothing here reads the item: see PageSpec.as_stored
                         count += 1
                         if keep:
                             items.append(fragment(raw))  # type: ignore[arg-type]
-                        if limit is not None and scanned >= limit:
-                            last = loads(raw)
-                            stopped = True
-                            break
-                        continue
-                    entry = item = loads(raw)
-                    scanned += 1
-                    stored += len(raw)
-                    if spec.fetch_from_table:
-                        table_raw = view.get(table.row_key(entry))
-                        if table_raw is not None:
-                            item = loads(table_raw)
-                            fetched += read_units(item_size(item), spec.consistent)
-                    if predicate is None or predicate(item):
-                        count += 1
-                        if keep:
-                            items.append(item if projector is None else projector(item))
-                    if exact:
-                        size += item_size(entry)
-                        if size >= MAX_PAGE_BYTES:
-                            last = entry
-                            stopped = True
-                            break
+                    else:
+                        entry = item = loads(raw)
+                        if spec.fetch_from_table:
+                            table_raw = view.get(table.row_key(entry))
+                            if table_raw is not None:
+                                item = loads(table_raw)
+                                fetched += read_units(item_size(item), spec.consistent)
+                        if predicate is None or predicate(item):
+                            count += 1
+                            if keep:
+                                items.append(item if projector is None else projector(item))
+                        if exact:
+                            size += item_size(entry)
+                            if size >= MAX_PAGE_BYTES:
+                                last = entry
+                                stopped = True
+                                break
                     if limit is not None and scanned >= limit:
-                        last = entry
+                        last = loads(raw) if entry is None else entry
                         stopped = True
                         break
                 if not exact:
