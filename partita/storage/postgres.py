@@ -16,7 +16,8 @@ against the fresh catalog. Under SERIALIZABLE that read also makes a catalog
 change committed during the write a conflict. So no write ever lands on a
 table another server has just deleted or changed, whatever NOTIFY's delay.
 
-Round trips: a write transaction runs in psycopg's pipeline mode, so BEGIN,
+Round trips: a write transaction runs in libpq's pipeline mode (pg_wire.py:
+the request path's statements skip psycopg's cursors), so BEGIN,
 the generation re-read and the transaction's first read travel together, and
 writes (with their item claims) are only sent, not waited for: they travel
 with the next read or with the COMMIT. A PutItem is two round trips (BEGIN,
@@ -59,6 +60,26 @@ from .base import (
 )
 from .namespace import MARK, inner_key
 from .pg_schema import migrate
+from .pg_statements import (
+    GENERATION,
+    S_BUMP,
+    S_CLAIM,
+    S_DELETE,
+    S_DELETE_GROUP_RANGE,
+    S_DELETE_RANGE,
+    S_GENERATION,
+    S_GET,
+    S_GET_WITH_GENERATION,
+    S_GROUP_RANGE,
+    S_GROUP_STATS,
+    S_NOTIFY,
+    S_PUT,
+    S_PUT_CLAIMED,
+    S_RANGE,
+    S_STATS,
+    S_TRY_CLAIM,
+)
+from .pg_wire import Wire, int8
 
 log = logging.getLogger("partita.postgres")
 
@@ -136,51 +157,16 @@ def _mapped() -> Iterator[None]:
         raise Unavailable(str(error)) from error
 
 
-_GET = "SELECT v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k = %s"
-#: Fails (division by zero) when a running TransactWriteItems holds the item: see the module docstring.
-_TRY_CLAIM = "SELECT 1 / pg_try_advisory_xact_lock_shared(%s)::int"
-_CLAIM = "SELECT pg_advisory_xact_lock(%s)"
-_GENERATION = "SELECT value FROM partita_meta WHERE name = 'generation'"
-#: A write transaction's first item read, with the generation read folded in (one row, always).
-_GET_WITH_GENERATION = (
-    "SELECT m.value, kv.v, kv.w FROM partita_meta m LEFT JOIN partita_kv kv "
-    "ON kv.tid = %s AND kv.ph = %s AND kv.k = %s WHERE m.name = 'generation'"
-)
-_PUT = (
-    "INSERT INTO partita_kv (tid, ph, k, v, w) VALUES (%s, %s, %s, %s, %s) "
-    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
-)
-#: `_PUT` with `_TRY_CLAIM` as its one-time filter (evaluated once, whether or not the row exists).
-_PUT_CLAIMED = (
-    "INSERT INTO partita_kv (tid, ph, k, v, w) SELECT %s::integer, %s::bigint, %s::bytea, %s::bytea, %s::bigint "
-    "WHERE 1 / pg_try_advisory_xact_lock_shared(%s)::int = 1 "
-    "ON CONFLICT (tid, ph, k) DO UPDATE SET v = EXCLUDED.v, w = EXCLUDED.w"
-)
-
-
-@contextmanager
-def _pipeline(conn: psycopg.Connection) -> Iterator[None]:
-    """`conn` in pipeline mode; after a failure, what was queued behind it (aborted with it) is drained here.
-
-    Left to the pipeline's own exit, the drain would fail again and be logged
-    as a warning on every conflict.
-    """
-    with conn.pipeline() as pipe:
-        try:
-            yield
-        except BaseException:
-            try:
-                pipe.sync()
-            except psycopg.Error:
-                pass
-            raise
+def _number(value: int | None) -> bytes | None:
+    """An integer parameter (sent as text; PostgreSQL reads it as the column's type)."""
+    return None if value is None else b"%d" % value
 
 
 class _Reader(ReadView):
-    __slots__ = ("_conn", "_span")
+    __slots__ = ("_wire", "_span")
 
-    def __init__(self, conn: psycopg.Connection) -> None:
-        self._conn = conn
+    def __init__(self, wire: Wire) -> None:
+        self._wire = wire
         #: The last range read: (lowest key, just past the highest key, its rows with their weights).
         self._span: tuple[bytes, bytes, list[tuple[bytes, bytes, int]]] | None = None
 
@@ -193,10 +179,14 @@ class _Reader(ReadView):
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
         tid, ph = group_of(key)
+        wire = self._wire
         with _mapped():
-            cursor = self._conn.execute(_GET, (tid, ph, key))
+            sent = wire.send(S_GET, (b"%d" % tid, b"%d" % ph, key))
             self._ready()
-            return cursor.fetchone()
+            result = wire.rows(sent)
+        if not result.ntuples:
+            return None
+        return result.get_value(0, 0), int8(result.get_value(0, 1))  # type: ignore[return-value, arg-type]
 
     def range(
         self,
@@ -208,20 +198,21 @@ class _Reader(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         order = "DESC" if reverse else "ASC"
         group = _one_group(start, end)
+        wire = self._wire
         with _mapped():
             if group is not None:
-                cursor = self._conn.execute(
-                    "SELECT k, v, w FROM partita_kv WHERE tid = %s AND ph = %s AND k >= %s AND k < %s "
-                    f"ORDER BY k {order} LIMIT %s",
-                    (*group, start, end, limit),
+                sent = wire.send(
+                    S_GROUP_RANGE[order], (b"%d" % group[0], b"%d" % group[1], start, end, _number(limit))
                 )
-            else:  # across partitions: Scan, the system key spaces (docs/postgresql.md)
-                cursor = self._conn.execute(
-                    f"SELECT k, v, w FROM partita_kv WHERE k >= %s AND k < %s ORDER BY k {order} LIMIT %s",
-                    (start, end, limit),
-                )
+            else:
+                sent = wire.send(S_RANGE[order], (start, end, _number(limit)))
             self._ready()
-            rows = cursor.fetchall()
+            result = wire.rows(sent)
+        value = result.get_value
+        rows: list[tuple[bytes, bytes, int]] = [
+            (value(i, 0), value(i, 1), int8(value(i, 2)))  # type: ignore[misc, arg-type]
+            for i in range(result.ntuples)
+        ]
         if rows:
             low, high = (rows[-1][0], rows[0][0]) if reverse else (rows[0][0], rows[-1][0])
             self._span = (low, high + b"\x00", rows)
@@ -235,22 +226,15 @@ class _Reader(ReadView):
             rows = span[2]
             return len(rows), sum(row[2] for row in rows)
         group = _one_group(start, end)
+        wire = self._wire
         with _mapped():
             if group is not None:
-                cursor = self._conn.execute(
-                    "SELECT count(*), coalesce(sum(w), 0) FROM partita_kv "
-                    "WHERE tid = %s AND ph = %s AND k >= %s AND k < %s",
-                    (*group, start, end),
-                )
+                sent = wire.send(S_GROUP_STATS, (b"%d" % group[0], b"%d" % group[1], start, end))
             else:
-                cursor = self._conn.execute(
-                    "SELECT count(*), coalesce(sum(w), 0) FROM partita_kv WHERE k >= %s AND k < %s",
-                    (start, end),
-                )
+                sent = wire.send(S_STATS, (start, end))
             self._ready()
-            row = cursor.fetchone()
-        assert row is not None
-        return int(row[0]), int(row[1])
+            result = wire.rows(sent)
+        return int8(result.get_value(0, 0)), int8(result.get_value(0, 1))  # type: ignore[arg-type]
 
 
 class _Writer(_Reader, WriteTxn):
@@ -258,8 +242,8 @@ class _Writer(_Reader, WriteTxn):
 
     __slots__ = ("_transactional", "_locked", "generation", "_unchecked", "_check")
 
-    def __init__(self, conn: psycopg.Connection, transactional: bool, check: Callable[[int], None]) -> None:
-        super().__init__(conn)
+    def __init__(self, wire: Wire, transactional: bool, check: Callable[[int], None]) -> None:
+        super().__init__(wire)
         self._transactional = transactional
         self._locked: set[int] = set()
         self.generation: int | None = None
@@ -270,28 +254,29 @@ class _Writer(_Reader, WriteTxn):
     def _ready(self) -> None:
         if self._unchecked:
             self._unchecked = False
-            row = self._conn.execute(_GENERATION).fetchone()
-            assert row is not None
-            self._check(int(row[0]))
+            wire = self._wire
+            result = wire.rows(wire.send(S_GENERATION))
+            self._check(int8(result.get_value(0, 0)))  # type: ignore[arg-type]
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
         if not self._unchecked:
             return super().get_weighted(key)
         # The transaction's first read (an item write's old item) carries the generation read.
         tid, ph = group_of(key)
+        wire = self._wire
         with _mapped():
-            row = self._conn.execute(_GET_WITH_GENERATION, (tid, ph, key)).fetchone()
-        assert row is not None
+            result = wire.rows(wire.send(S_GET_WITH_GENERATION, (b"%d" % tid, b"%d" % ph, key)))
         self._unchecked = False
-        self._check(int(row[0]))
-        return None if row[1] is None else (row[1], row[2])
+        self._check(int8(result.get_value(0, 0)))  # type: ignore[arg-type]
+        value = result.get_value(0, 1)
+        return None if value is None else (value, int8(result.get_value(0, 2)))  # type: ignore[arg-type]
 
     def _claim(self, key: bytes) -> None:
         """Mark an item as this transaction's until it ends (TransactionConflict, DESIGN.md)."""
         lock = _item_lock(key)
         if lock is None or lock in self._locked:
             return
-        self._conn.execute(_CLAIM if self._transactional else _TRY_CLAIM, (lock,))
+        self._wire.send(S_CLAIM if self._transactional else S_TRY_CLAIM, (b"%d" % lock,))
         self._locked.add(lock)
 
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
@@ -301,44 +286,39 @@ class _Writer(_Reader, WriteTxn):
         with _mapped():
             if lock is not None and lock not in self._locked:
                 # A plain write's claim rides in its row's statement: one statement, not two.
-                self._conn.execute(_PUT_CLAIMED, (tid, ph, key, value, weight, lock))
+                self._wire.send(
+                    S_PUT_CLAIMED, (b"%d" % tid, b"%d" % ph, key, value, b"%d" % weight, b"%d" % lock)
+                )
                 self._locked.add(lock)
                 return
             self._claim(key)
-            self._conn.execute(_PUT, (tid, ph, key, value, weight))
+            self._wire.send(S_PUT, (b"%d" % tid, b"%d" % ph, key, value, b"%d" % weight))
 
     def delete(self, key: bytes) -> None:
         tid, ph = group_of(key)
         self._span = None
         with _mapped():
             self._claim(key)
-            self._conn.execute(
-                "DELETE FROM partita_kv WHERE tid = %s AND ph = %s AND k = %s", (tid, ph, key)
-            )
+            self._wire.send(S_DELETE, (b"%d" % tid, b"%d" % ph, key))
 
     def delete_range(self, start: bytes, end: bytes) -> None:
         group = _one_group(start, end)
         self._span = None
         with _mapped():
             if group is not None:
-                self._conn.execute(
-                    "DELETE FROM partita_kv WHERE tid = %s AND ph = %s AND k >= %s AND k < %s",
-                    (*group, start, end),
-                )
+                self._wire.send(S_DELETE_GROUP_RANGE, (b"%d" % group[0], b"%d" % group[1], start, end))
             else:
-                self._conn.execute("DELETE FROM partita_kv WHERE k >= %s AND k < %s", (start, end))
+                self._wire.send(S_DELETE_RANGE, (start, end))
 
     def bump_generation(self) -> None:
         if self.generation is not None:
             return
+        wire = self._wire
         with _mapped():
             self._ready()  # before the bump: the check compares the value other servers committed
-            row = self._conn.execute(
-                "UPDATE partita_meta SET value = value + 1 WHERE name = 'generation' RETURNING value"
-            ).fetchone()
-            assert row is not None
-            self.generation = int(row[0])
-            self._conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(self.generation)))
+            result = wire.rows(wire.send(S_BUMP))
+            self.generation = int8(result.get_value(0, 0))  # type: ignore[arg-type]
+            wire.send(S_NOTIFY, (CHANNEL.encode(), b"%d" % self.generation))
 
 
 def open_pool(url: str, size: int) -> ConnectionPool:
@@ -376,8 +356,8 @@ class PooledReads:
         return None if row is None else row[0]
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        with self._connection() as conn:
-            return _Reader(conn).get_weighted(key)
+        with self._reader() as reader:
+            return reader.get_weighted(key)
 
     def range(
         self,
@@ -387,12 +367,22 @@ class PooledReads:
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        with self._connection() as conn:
-            return _Reader(conn).range(start, end, reverse=reverse, limit=limit)
+        with self._reader() as reader:
+            return reader.range(start, end, reverse=reverse, limit=limit)
 
     def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
+        with self._reader() as reader:
+            return reader.stats(start, end)
+
+    @contextmanager
+    def _reader(self) -> Iterator[_Reader]:
+        """One read outside a transaction (each statement is its own)."""
         with self._connection() as conn:
-            return _Reader(conn).stats(start, end)
+            wire = Wire(conn)
+            try:
+                yield _Reader(wire)
+            finally:
+                wire.close()
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
@@ -433,14 +423,17 @@ class PooledReads:
         # REPEATABLE READ READ ONLY: consistent, and what a hot standby allows (not SERIALIZABLE).
         # In pipeline mode the BEGIN travels with the first read and the COMMIT alone.
         with self._connection() as conn:
+            wire = Wire(conn)
             try:
-                with _mapped(), _pipeline(conn):
-                    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    yield _Reader(conn)
-                    conn.execute("COMMIT")
+                with _mapped():
+                    wire.send_plain(b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    yield _Reader(wire)
+                    wire.send_plain(b"COMMIT")
+                    wire.sync()
             except BaseException:
-                _end(conn, "ROLLBACK")
+                wire.abandon(b"ROLLBACK")
                 raise
+            wire.close()
 
 
 class PostgresStore(PooledReads, Store):
@@ -470,7 +463,7 @@ class PostgresStore(PooledReads, Store):
 
     @staticmethod
     def _read_generation(conn: psycopg.Connection) -> int:
-        row = conn.execute(_GENERATION).fetchone()
+        row = conn.execute(GENERATION).fetchone()
         assert row is not None
         return int(row[0])
 
@@ -516,18 +509,21 @@ class PostgresStore(PooledReads, Store):
                 raise CatalogMoved("the catalog changed")
 
         with self._connection() as conn:
+            wire = Wire(conn)
             try:
-                with _mapped(), _pipeline(conn):
-                    conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                with _mapped():
+                    wire.send_plain(b"BEGIN ISOLATION LEVEL SERIALIZABLE")
                     if exclusive:  # before the first read, so its snapshot sees no writer running
-                        conn.execute("LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
-                    writer = _Writer(conn, transactional, check)
+                        wire.send_plain(b"LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
+                    writer = _Writer(wire, transactional, check)
                     yield writer
                     writer._ready()  # a transaction that read nothing still checks the catalog
-                    conn.execute("COMMIT")
+                    wire.send_plain(b"COMMIT")
+                    wire.sync()
             except BaseException:
-                _end(conn, "ROLLBACK")
+                wire.abandon(b"ROLLBACK")
                 raise
+            wire.close()
             if writer.generation is not None:
                 self._see(writer.generation)
 
@@ -582,14 +578,6 @@ class PostgresStore(PooledReads, Store):
             self._replica.close()
         with self._local_duties.acquire_nowait():
             self._drop_duty_connection()
-
-
-def _end(conn: psycopg.Connection, statement: str) -> None:
-    """ROLLBACK after a failure (the pipeline has ended); one on a connection that is already gone is no error."""
-    try:
-        conn.execute(statement)
-    except psycopg.Error as error:
-        log.debug("rollback failed: %s", error)
 
 
 def open_postgres(url: str, **options: Any) -> PostgresStore:
