@@ -75,6 +75,7 @@ def _parameters(authorization: str) -> list[str]:
 @given(mutation=_mutation(), position=st.integers(min_value=0, max_value=400))
 @example(mutation=("Authorization", " ", "insert"), position=18)  # "C redential=": refused (no Credential)
 @example(mutation=("Authorization", " ", "insert"), position=136)  # another space between two components: accepted
+@example(mutation=("Authorization", "0", "insert"), position=136)  # ",0 Signature=": refused (no equal sign)
 def test_mutated_headers(url: str, conn: http.client.HTTPConnection, mutation: tuple[str, str | None, str],
                          position: int) -> None:
     headers = signed_headers(url, "admin", BODY, TARGET)

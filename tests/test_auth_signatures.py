@@ -140,6 +140,22 @@ def test_missing_and_incomplete_authorization(url: str) -> None:
     )
 
 
+def test_a_component_without_an_equal_sign_is_named(url: str) -> None:
+    """Before the parameters are looked at, the first part that is no key=value pair (dynalite's record)."""
+    signed = signed_headers(url, "admin", b"{}", "DynamoDB_20120810.ListTables")["Authorization"]
+    for auth, part in (
+        (signed.replace(", Signature=", ",0 Signature="), "0"),  # found by tests/test_auth_fuzz.py
+        ("AWS4-HMAC-SHA256 Signature=b,    Credential,    SignedHeaders", "Credential"),
+        (signed.replace("Credential=", "C redential="), "C"),
+    ):
+        response = raw_request(url, "ListTables", {}, headers={"Authorization": auth})
+        assert response.status == 400
+        assert response.json() == {
+            "__type": "com.amazon.coral.service#IncompleteSignatureException",
+            "message": f"'{part}' not a valid key=value pair (missing equal-sign) in Authorization header: '{auth}'.",
+        }
+
+
 def test_a_tampered_body_or_header_is_refused(url: str) -> None:
     body = json.dumps({"TableName": TABLE, "Key": {"pk": {"S": "a"}}}).encode()
     headers = signed_headers(url, "admin", body, "DynamoDB_20120810.GetItem")

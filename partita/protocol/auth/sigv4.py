@@ -326,7 +326,14 @@ def header_parameters(raw: bytes, headers: dict[bytes, bytes]) -> tuple[str, dic
     algorithm, _, rest = stripped.partition(" ")
     params: dict[str, str] = {}
     for part in _COMPONENTS.split(rest):
-        name, _, value = part.partition("=")
+        name, equals, value = part.partition("=")
+        if not equals:
+            if not part:
+                continue  # a separator at either end
+            # Checked before the parameters, the first such part named (dynalite's record of DynamoDB).
+            raise IncompleteSignatureException(
+                f"'{part}' not a valid key=value pair (missing equal-sign) in Authorization header: '{auth}'."
+            )
         params[name] = value
     message = "".join(
         f"Authorization header requires '{name}' parameter. "
