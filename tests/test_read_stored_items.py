@@ -1,11 +1,13 @@
-"""Query and Scan hand out items as stored: the answer is the same JSON as the decoding path's.
+"""Query, Scan and GetItem hand out items as stored: the answer is the same JSON as the decoding path's.
 
 A Query or Scan page with no filter, projection or table fetch sends its
 items as their stored JSON (engine/items/reads.py, `PageSpec.as_stored`),
-never decoded and encoded again. The same page with a filter that keeps
-every item takes the decoding path, so the two answers are compared as text,
+never decoded and encoded again, and so does a GetItem without a projection
+(api/items.py, `get_item_operation`). The same page with a filter that keeps
+every item takes the decoding path, so the answers are compared as text,
 member order included, over random items (every type, nested, numbers in
-non-canonical forms, any Unicode) on every store; and against GetItem's.
+non-canonical forms, any Unicode) on every store: the unfiltered page and
+each GetItem against the filtered page.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def test_an_unfiltered_page_is_the_filtered_pages_text(endpoint: str, table: str
         decoded = _call(endpoint, "Query", {**query, **extra, **keep_all})
         names = ("Items", "Count", "ScannedCount", "LastEvaluatedKey", "ConsumedCapacity")
         assert _members(plain, *names) == _members(decoded, *names)
-    items = _members(_call(endpoint, "Query", query), "Items")[0]
+    items = _members(_call(endpoint, "Query", {**query, **keep_all}), "Items")[0]  # decoded and encoded again
     assert len(items) == len(attributes)
     for sk, item in enumerate(items):
         got = _call(endpoint, "GetItem", {"TableName": table, "Key": {"pk": {"S": pk}, "sk": {"N": str(sk)}}})

@@ -151,7 +151,7 @@ def _kinesis() -> ModuleType:
 OPERATIONS: dict[str, Handler] = {}
 _deferred(OPERATIONS, _tables, CreateTable="create_table", DescribeTable="describe_table",
           ListTables="list_tables", DeleteTable="delete_table", UpdateTable="update_table")
-_deferred(OPERATIONS, _items, PutItem="put_item", GetItem="get_item", DeleteItem="delete_item",
+_deferred(OPERATIONS, _items, PutItem="put_item", GetItem="get_item_operation", DeleteItem="delete_item",
           UpdateItem="update_item")
 _deferred(OPERATIONS, _reads, Query="query_operation", Scan="scan_operation")
 _deferred(OPERATIONS, _batch, BatchGetItem="batch_get_item", BatchWriteItem="batch_write_item")

@@ -126,17 +126,21 @@ def delete_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     return _write_answer(engine, request, key, result, return_old)
 
 
-def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+def get_item(engine: Engine, request: dict[str, Any], as_stored: bool = False) -> dict[str, Any]:
+    """GetItem; `as_stored`: the answer only goes to orjson (see `get_item_operation`)."""
     try:
         key = normalize_item(request["Key"])
         expressions = read_expressions(request, ("ProjectionExpression",), ("AttributesToGet",), layer=CURRENT)
     except ValueFault as fault:
         raise current_wording(fault) from None
     legacy = translate_attributes_to_get(request.get("AttributesToGet"))
-    item, consumed = engine.items.get(request["TableName"], key, bool(request.get("ConsistentRead")))
+    projection = expressions.get("ProjectionExpression")
+    item, consumed = engine.items.get(
+        request["TableName"], key, bool(request.get("ConsistentRead")),
+        as_stored and projection is None and legacy is None,
+    )
     out: dict[str, Any] = {}
     if item is not None:
-        projection = expressions.get("ProjectionExpression")
         if projection is not None:
             item = project(item, projection, expressions.names)
         elif legacy is not None:
@@ -146,6 +150,17 @@ def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     if document is not None:
         out["ConsumedCapacity"] = document
     return out
+
+
+def get_item_operation(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON API's GetItem: its answer only goes to orjson, so a whole item is sent as stored.
+
+    The stored value of an item is its canonical JSON (as for Query's pages:
+    `PageSpec.as_stored`), so it goes into the answer as an `orjson.Fragment`
+    instead of being decoded and encoded again. In-process callers that read
+    the item (the console) call `get_item`.
+    """
+    return get_item(engine, request, as_stored=True)
 
 
 def _update(request: dict[str, Any], expressions: Expressions) -> BoundUpdate | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..api import items as api_items
 from ..api import reads as api_reads
 from ..api.dispatch import STREAMS_SERVICE, handle
 from ..api.validation.shapes import validate_request
@@ -92,6 +93,15 @@ def hottest(engine: Engine, table: Table, index: str | None = None, top: int = 1
 
 def ttl_status(engine: Engine, name: str) -> dict[str, Any]:
     return call(engine, "DescribeTimeToLive", {"TableName": name})["TimeToLiveDescription"]
+
+
+def get_item(engine: Engine, request: dict[str, Any]) -> dict[str, Any] | None:
+    """GetItem as `handle` runs it, with the item decoded (the JSON API's handler sends it as stored)."""
+    validate_request("GetItem", request)
+    authorize = _authorize()
+    if authorize is not None:  # as `handle` does (the console names tables by name, never by ARN)
+        authorize("GetItem", request, False)
+    return api_items.get_item(engine, request).get("Item")
 
 
 def read_pages(engine: Engine, operation: str, request: dict[str, Any]) -> tuple[dict[str, Any], Page]:

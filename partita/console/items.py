@@ -22,7 +22,7 @@ import orjson
 
 from ..engine.engine import Engine
 from ..errors import DynamoDBError
-from .engine_calls import call, describe
+from .engine_calls import call, describe, get_item
 from .items_table import table_key_names
 from .render import render
 from .summaries import summary_of
@@ -51,7 +51,7 @@ def _key_of(request: Request, name: str, source: str) -> dict[str, Any]:
 
 
 def _get(engine: Engine, name: str, key: dict[str, Any]) -> dict[str, Any] | None:
-    return call(engine, "GetItem", {"TableName": name, "Key": key, "ConsistentRead": True}).get("Item")
+    return get_item(engine, {"TableName": name, "Key": key, "ConsistentRead": True})
 
 
 def item_url(name: str, key: dict[str, Any]) -> str:

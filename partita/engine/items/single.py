@@ -285,7 +285,10 @@ class ItemOps:
     ) -> WriteResult:
         return self._write(prepare_delete(self._tables.get(table_name), key, condition, return_old_on_fail))
 
-    def get(self, table_name: str, key: Item, consistent: bool) -> tuple[Item | None, Consumed]:
+    def get(
+        self, table_name: str, key: Item, consistent: bool, as_stored: bool = False
+    ) -> tuple[Item | None, Consumed]:
+        """The item and its read units; `as_stored`: the item as its stored JSON (an orjson.Fragment)."""
         table = self._tables.get(table_name)
         check_key(table, key)
         row = table.row_key(key)
@@ -298,6 +301,8 @@ class ItemOps:
             self._advisor.point_read("GetItem", table, key, units, stored is not None)
         if stored is None:
             return None, Consumed(table.name, units)
+        if as_stored:
+            return orjson.Fragment(stored[0]), Consumed(table.name, units)  # type: ignore[return-value]
         return orjson.loads(stored[0]), Consumed(table.name, units)
 
     def update(
