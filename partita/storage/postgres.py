@@ -144,17 +144,32 @@ def _one_group(start: bytes, end: bytes) -> tuple[int, int] | None:
     return None
 
 
-@contextmanager
-def _mapped() -> Iterator[None]:
-    """PostgreSQL's failures as the storage contract's exceptions."""
-    try:
-        yield
-    except pg_errors.DivisionByZero as error:  # only `_TRY_CLAIM` divides: the item is a transaction's
-        raise ItemInTransaction("the item is part of a running transaction") from error
-    except _CONFLICTS as error:
-        raise Conflict(str(error)) from error
-    except (psycopg.OperationalError, PoolTimeout) as error:
-        raise Unavailable(str(error)) from error
+class _Mapped:
+    """PostgreSQL's failures as the storage contract's exceptions: `with _MAPPED:`.
+
+    A class with one shared instance rather than a generator context manager:
+    it wraps every statement of the request path, and contextlib's machinery
+    cost more than the mapping.
+    """
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
+        if error is None:
+            return False
+        if isinstance(error, pg_errors.DivisionByZero):  # only the claims divide: the item is a transaction's
+            raise ItemInTransaction("the item is part of a running transaction") from error
+        if isinstance(error, _CONFLICTS):
+            raise Conflict(str(error)) from error
+        if isinstance(error, (psycopg.OperationalError, PoolTimeout)):
+            raise Unavailable(str(error)) from error
+        return False
+
+
+_MAPPED = _Mapped()
 
 
 def _number(value: int | None) -> bytes | None:
@@ -180,7 +195,7 @@ class _Reader(ReadView):
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
         tid, ph = group_of(key)
         wire = self._wire
-        with _mapped():
+        with _MAPPED:
             sent = wire.send(S_GET, (b"%d" % tid, b"%d" % ph, key))
             self._ready()
             result = wire.rows(sent)
@@ -199,7 +214,7 @@ class _Reader(ReadView):
         order = "DESC" if reverse else "ASC"
         group = _one_group(start, end)
         wire = self._wire
-        with _mapped():
+        with _MAPPED:
             if group is not None:
                 sent = wire.send(
                     S_GROUP_RANGE[order], (b"%d" % group[0], b"%d" % group[1], start, end, _number(limit))
@@ -227,7 +242,7 @@ class _Reader(ReadView):
             return len(rows), sum(row[2] for row in rows)
         group = _one_group(start, end)
         wire = self._wire
-        with _mapped():
+        with _MAPPED:
             if group is not None:
                 sent = wire.send(S_GROUP_STATS, (b"%d" % group[0], b"%d" % group[1], start, end))
             else:
@@ -264,7 +279,7 @@ class _Writer(_Reader, WriteTxn):
         # The transaction's first read (an item write's old item) carries the generation read.
         tid, ph = group_of(key)
         wire = self._wire
-        with _mapped():
+        with _MAPPED:
             result = wire.rows(wire.send(S_GET_WITH_GENERATION, (b"%d" % tid, b"%d" % ph, key)))
         self._unchecked = False
         self._check(int8(result.get_value(0, 0)))  # type: ignore[arg-type]
@@ -283,7 +298,7 @@ class _Writer(_Reader, WriteTxn):
         tid, ph = group_of(key)
         self._span = None
         lock = None if self._transactional else _item_lock(key)
-        with _mapped():
+        with _MAPPED:
             if lock is not None and lock not in self._locked:
                 # A plain write's claim rides in its row's statement: one statement, not two.
                 self._wire.send(
@@ -297,14 +312,14 @@ class _Writer(_Reader, WriteTxn):
     def delete(self, key: bytes) -> None:
         tid, ph = group_of(key)
         self._span = None
-        with _mapped():
+        with _MAPPED:
             self._claim(key)
             self._wire.send(S_DELETE, (b"%d" % tid, b"%d" % ph, key))
 
     def delete_range(self, start: bytes, end: bytes) -> None:
         group = _one_group(start, end)
         self._span = None
-        with _mapped():
+        with _MAPPED:
             if group is not None:
                 self._wire.send(S_DELETE_GROUP_RANGE, (b"%d" % group[0], b"%d" % group[1], start, end))
             else:
@@ -314,7 +329,7 @@ class _Writer(_Reader, WriteTxn):
         if self.generation is not None:
             return
         wire = self._wire
-        with _mapped():
+        with _MAPPED:
             self._ready()  # before the bump: the check compares the value other servers committed
             result = wire.rows(wire.send(S_BUMP))
             self.generation = int8(result.get_value(0, 0))  # type: ignore[arg-type]
@@ -397,7 +412,7 @@ class PooledReads:
         and append are atomic, so threads need no lock to share the list.
         """
         kept = self._kept
-        with _mapped():
+        with _MAPPED:
             try:
                 conn = kept.pop()
             except IndexError:
@@ -425,7 +440,7 @@ class PooledReads:
         with self._connection() as conn:
             wire = Wire(conn)
             try:
-                with _mapped():
+                with _MAPPED:
                     wire.send_plain(b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                     yield _Reader(wire)
                     wire.send_plain(b"COMMIT")
@@ -442,7 +457,7 @@ class PostgresStore(PooledReads, Store):
     def __init__(self, url: str, *, pool_size: int = 8, replica: Store | None = None) -> None:
         """`replica`: where eventually consistent reads go (pg_replica.ReplicaReads), else here."""
         self._url = url
-        with _mapped(), psycopg.connect(url, autocommit=True) as conn:
+        with _MAPPED, psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
             self._generation = self._read_generation(conn)
         self._open_pool(url, pool_size)
@@ -511,7 +526,7 @@ class PostgresStore(PooledReads, Store):
         with self._connection() as conn:
             wire = Wire(conn)
             try:
-                with _mapped():
+                with _MAPPED:
                     wire.send_plain(b"BEGIN ISOLATION LEVEL SERIALIZABLE")
                     if exclusive:  # before the first read, so its snapshot sees no writer running
                         wire.send_plain(b"LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
