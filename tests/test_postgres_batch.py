@@ -22,7 +22,8 @@ from streams_helpers import read_stream, streams_client
 from test_indexes import attr, gsi, key
 
 from partita.engine.engine import Engine
-from partita.storage.postgres import PostgresStore, _item_lock
+from partita.storage.pg_keys import item_lock
+from partita.storage.postgres import PostgresStore
 
 pytestmark = needs_postgres()
 
@@ -37,7 +38,7 @@ def _row_lock(url: str, table: str, item: dict[str, Any]) -> int:
     try:
         described = engine.catalog.get(table)
         assert described is not None
-        lock = _item_lock(described.row_key(item))
+        lock = item_lock(described.row_key(item))
     finally:
         engine.close()
     assert lock is not None

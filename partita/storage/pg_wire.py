@@ -20,7 +20,7 @@ duty lock); between two uses of `Wire` the connection is psycopg's again
 (out of pipeline mode, nothing pending).
 
 An error comes back as psycopg's own exception (`error_from_result`), so
-`postgres._MAPPED` turns it into the storage contract's exceptions as before;
+`pg_views.MAPPED` turns it into the storage contract's exceptions as before;
 a lost connection raises psycopg's OperationalError from libpq's calls.
 """
 

@@ -32,6 +32,11 @@ statistics that follow it cost no statement.
 
 Duty lock: a session advisory lock on a dedicated connection; a server that
 dies drops its connection and with it the lock.
+
+Where things are: this module borrows connections and begins and ends
+transactions; pg_views.py reads and writes rows in them; pg_statements.py
+holds their SQL and pg_wire.py sends it; pg_keys.py maps row keys to the
+distribution columns and the claims' locks.
 """
 
 from __future__ import annotations
@@ -39,302 +44,37 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from hashlib import blake2b
-from typing import Any
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar
 
 import psycopg
-from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
 from .base import (
     CatalogMoved,
-    Conflict,
     DutyLock,
-    ItemInTransaction,
     ReadView,
     Store,
-    Unavailable,
     WriteTxn,
 )
-from .namespace import MARK, inner_key
 from .pg_schema import migrate
-from .pg_statements import (
-    GENERATION,
-    S_BUMP,
-    S_CLAIM,
-    S_DELETE,
-    S_DELETE_GROUP_RANGE,
-    S_DELETE_RANGE,
-    S_GENERATION,
-    S_GET,
-    S_GET_WITH_GENERATION,
-    S_GROUP_RANGE,
-    S_GROUP_STATS,
-    S_NOTIFY,
-    S_PUT,
-    S_PUT_CLAIMED,
-    S_RANGE,
-    S_STATS,
-    S_TRY_CLAIM,
-)
-from .pg_wire import Wire, int8
+from .pg_statements import GENERATION
+from .pg_views import CHANNEL, MAPPED, Reader, Writer
+from .pg_wire import Wire
 
 log = logging.getLogger("partita.postgres")
+_T = TypeVar("_T")
 
-#: Bytes of a row key: space (1) | table id (4) | index id (2) | partition hash (8) | ...
-_GROUP = 15
-_ROW_SPACE = 1
-_TABLE_ROW = b"\x00\x00"  # index id 0: the table's own item rows
-_NAMESPACED = bytes([MARK])
 #: pg_try_advisory_lock key of the background-duty leader ("PARTITAD").
 DUTY_LOCK = 0x5041525449544144
-CHANNEL = "partita_generation"
 #: Seconds between generation re-reads by the listener when no NOTIFY comes (a safety net).
 POLL_SECONDS = 2.0
 
 #: Seconds a request waits for a connection (the database restarting) before it is answered 503.
 POOL_TIMEOUT = 3.0
-#: Connections a store keeps out of its pool between requests (see PooledReads._connection).
+#: Connections a store keeps out of its pool between requests (see PooledReads._borrow).
 KEPT_CONNECTIONS = 2
-
-_CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
-
-
-def group_of(key: bytes) -> tuple[int, int]:
-    """(table id, partition hash) of a row key: the distribution columns.
-
-    A row of another region's namespace (storage/namespace.py) is grouped
-    as its key inside the namespace is: table ids are unique across regions.
-    """
-    if len(key) >= _GROUP and key[0] == _ROW_SPACE:
-        return int.from_bytes(key[1:5], "big"), int.from_bytes(key[7:15], "big", signed=True)
-    if key[:1] == _NAMESPACED:
-        inner = inner_key(key)
-        if inner is not key:
-            return group_of(inner)
-    return 0, key[0] if key else 0
-
-
-def _item_lock(key: bytes) -> int | None:
-    """The advisory-lock key of an item row (None for index, stream and system rows)."""
-    inner = inner_key(key) if key[:1] == _NAMESPACED else key
-    if len(inner) >= _GROUP and inner[0] == _ROW_SPACE and inner[5:7] == _TABLE_ROW:
-        return int.from_bytes(blake2b(key, digest_size=8).digest(), "big", signed=True)
-    return None
-
-
-def _one_group(start: bytes, end: bytes) -> tuple[int, int] | None:
-    """The group holding every key of [start, end) when there is one (a Query, an item collection)."""
-    if start[:1] == _NAMESPACED:
-        inner = inner_key(start)
-        cut = len(start) - len(inner)
-        if inner is start or end[:cut] != start[:cut]:
-            return None
-        return _one_group(inner, end[cut:])
-    if len(start) < _GROUP or start[0] != _ROW_SPACE:
-        return None
-    head = start[:_GROUP]
-    if end[:_GROUP] == head:
-        return group_of(start)
-    stripped = head.rstrip(b"\xff")
-    if stripped and end == stripped[:-1] + bytes([stripped[-1] + 1]) and len(stripped) == _GROUP:
-        return group_of(start)
-    return None
-
-
-class _Mapped:
-    """PostgreSQL's failures as the storage contract's exceptions: `with _MAPPED:`.
-
-    A class with one shared instance rather than a generator context manager:
-    it wraps every statement of the request path, and contextlib's machinery
-    cost more than the mapping.
-    """
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
-        if error is None:
-            return False
-        if isinstance(error, pg_errors.DivisionByZero):  # only the claims divide: the item is a transaction's
-            raise ItemInTransaction("the item is part of a running transaction") from error
-        if isinstance(error, _CONFLICTS):
-            raise Conflict(str(error)) from error
-        if isinstance(error, (psycopg.OperationalError, PoolTimeout)):
-            raise Unavailable(str(error)) from error
-        return False
-
-
-_MAPPED = _Mapped()
-
-
-def _number(value: int | None) -> bytes | None:
-    """An integer parameter (sent as text; PostgreSQL reads it as the column's type)."""
-    return None if value is None else b"%d" % value
-
-
-class _Reader(ReadView):
-    __slots__ = ("_wire", "_span")
-
-    def __init__(self, wire: Wire) -> None:
-        self._wire = wire
-        #: The last range read: (lowest key, just past the highest key, its rows with their weights).
-        self._span: tuple[bytes, bytes, list[tuple[bytes, bytes, int]]] | None = None
-
-    def _ready(self) -> None:
-        """Called between sending a read and waiting for it (a writer checks its generation there)."""
-
-    def get(self, key: bytes) -> bytes | None:
-        row = self.get_weighted(key)
-        return None if row is None else row[0]
-
-    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        tid, ph = group_of(key)
-        wire = self._wire
-        with _MAPPED:
-            sent = wire.send(S_GET, (b"%d" % tid, b"%d" % ph, key))
-            self._ready()
-            result = wire.rows(sent)
-        if not result.ntuples:
-            return None
-        return result.get_value(0, 0), int8(result.get_value(0, 1))  # type: ignore[return-value, arg-type]
-
-    def range(
-        self,
-        start: bytes,
-        end: bytes,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        order = "DESC" if reverse else "ASC"
-        group = _one_group(start, end)
-        wire = self._wire
-        with _MAPPED:
-            if group is not None:
-                sent = wire.send(
-                    S_GROUP_RANGE[order], (b"%d" % group[0], b"%d" % group[1], start, end, _number(limit))
-                )
-            else:
-                sent = wire.send(S_RANGE[order], (start, end, _number(limit)))
-            self._ready()
-            result = wire.rows(sent)
-        value = result.get_value
-        rows: list[tuple[bytes, bytes, int]] = [
-            (value(i, 0), value(i, 1), int8(value(i, 2)))  # type: ignore[misc, arg-type]
-            for i in range(result.ntuples)
-        ]
-        if rows:
-            low, high = (rows[-1][0], rows[0][0]) if reverse else (rows[0][0], rows[-1][0])
-            self._span = (low, high + b"\x00", rows)
-        return iter([(row[0], row[1]) for row in rows])
-
-    def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        span = self._span
-        if span is not None and span[0] == start and span[1] == end:
-            # Exactly the rows the last range read returned, in the same view: no key lies
-            # between two adjacent rows of one ordered read, nor between a key and key + 0x00.
-            rows = span[2]
-            return len(rows), sum(row[2] for row in rows)
-        group = _one_group(start, end)
-        wire = self._wire
-        with _MAPPED:
-            if group is not None:
-                sent = wire.send(S_GROUP_STATS, (b"%d" % group[0], b"%d" % group[1], start, end))
-            else:
-                sent = wire.send(S_STATS, (start, end))
-            self._ready()
-            result = wire.rows(sent)
-        return int8(result.get_value(0, 0)), int8(result.get_value(0, 1))  # type: ignore[arg-type]
-
-
-class _Writer(_Reader, WriteTxn):
-    """A transaction in pipeline mode: writes are sent without waiting; reads wait for everything before them."""
-
-    __slots__ = ("_transactional", "_locked", "generation", "_unchecked", "_check")
-
-    def __init__(self, wire: Wire, transactional: bool, check: Callable[[int], None]) -> None:
-        super().__init__(wire)
-        self._transactional = transactional
-        self._locked: set[int] = set()
-        self.generation: int | None = None
-        #: Whether the catalog generation is still to be read in this transaction (and checked).
-        self._unchecked = True
-        self._check = check
-
-    def _ready(self) -> None:
-        if self._unchecked:
-            self._unchecked = False
-            wire = self._wire
-            result = wire.rows(wire.send(S_GENERATION))
-            self._check(int8(result.get_value(0, 0)))  # type: ignore[arg-type]
-
-    def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        if not self._unchecked:
-            return super().get_weighted(key)
-        # The transaction's first read (an item write's old item) carries the generation read.
-        tid, ph = group_of(key)
-        wire = self._wire
-        with _MAPPED:
-            result = wire.rows(wire.send(S_GET_WITH_GENERATION, (b"%d" % tid, b"%d" % ph, key)))
-        self._unchecked = False
-        self._check(int8(result.get_value(0, 0)))  # type: ignore[arg-type]
-        value = result.get_value(0, 1)
-        return None if value is None else (value, int8(result.get_value(0, 2)))  # type: ignore[arg-type]
-
-    def _claim(self, key: bytes) -> None:
-        """Mark an item as this transaction's until it ends (TransactionConflict, DESIGN.md)."""
-        lock = _item_lock(key)
-        if lock is None or lock in self._locked:
-            return
-        self._wire.send(S_CLAIM if self._transactional else S_TRY_CLAIM, (b"%d" % lock,))
-        self._locked.add(lock)
-
-    def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
-        tid, ph = group_of(key)
-        self._span = None
-        lock = None if self._transactional else _item_lock(key)
-        with _MAPPED:
-            if lock is not None and lock not in self._locked:
-                # A plain write's claim rides in its row's statement: one statement, not two.
-                self._wire.send(
-                    S_PUT_CLAIMED, (b"%d" % tid, b"%d" % ph, key, value, b"%d" % weight, b"%d" % lock)
-                )
-                self._locked.add(lock)
-                return
-            self._claim(key)
-            self._wire.send(S_PUT, (b"%d" % tid, b"%d" % ph, key, value, b"%d" % weight))
-
-    def delete(self, key: bytes) -> None:
-        tid, ph = group_of(key)
-        self._span = None
-        with _MAPPED:
-            self._claim(key)
-            self._wire.send(S_DELETE, (b"%d" % tid, b"%d" % ph, key))
-
-    def delete_range(self, start: bytes, end: bytes) -> None:
-        group = _one_group(start, end)
-        self._span = None
-        with _MAPPED:
-            if group is not None:
-                self._wire.send(S_DELETE_GROUP_RANGE, (b"%d" % group[0], b"%d" % group[1], start, end))
-            else:
-                self._wire.send(S_DELETE_RANGE, (start, end))
-
-    def bump_generation(self) -> None:
-        if self.generation is not None:
-            return
-        wire = self._wire
-        with _MAPPED:
-            self._ready()  # before the bump: the check compares the value other servers committed
-            result = wire.rows(wire.send(S_BUMP))
-            self.generation = int8(result.get_value(0, 0))  # type: ignore[arg-type]
-            wire.send(S_NOTIFY, (CHANNEL.encode(), b"%d" % self.generation))
-
 
 def open_pool(url: str, size: int) -> ConnectionPool:
     """The connections of a primary or a replica: autocommit (transactions say BEGIN themselves),
@@ -353,7 +93,7 @@ class PooledReads:
     """Reads and read snapshots, each on a connection borrowed from `_pool` (the primary's or a replica's)."""
 
     _pool: ConnectionPool
-    #: Healthy idle connections kept from the pool for the next request (see `_connection`).
+    #: Healthy idle connections kept from the pool for the next request (see `_borrow`).
     _kept: list[psycopg.Connection]
 
     def _open_pool(self, url: str, size: int) -> None:
@@ -371,8 +111,7 @@ class PooledReads:
         return None if row is None else row[0]
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
-        with self._reader() as reader:
-            return reader.get_weighted(key)
+        return self._read(lambda reader: reader.get_weighted(key))
 
     def range(
         self,
@@ -382,25 +121,28 @@ class PooledReads:
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        with self._reader() as reader:
-            return reader.range(start, end, reverse=reverse, limit=limit)
+        return self._read(lambda reader: reader.range(start, end, reverse=reverse, limit=limit))
 
     def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
-        with self._reader() as reader:
-            return reader.stats(start, end)
+        return self._read(lambda reader: reader.stats(start, end))
 
-    @contextmanager
-    def _reader(self) -> Iterator[_Reader]:
-        """One read outside a transaction (each statement is its own)."""
-        with self._connection() as conn:
-            wire = Wire(conn)
-            try:
-                yield _Reader(wire)
-            finally:
-                wire.close()
+    def _read(self, read: Callable[[Reader], _T]) -> _T:
+        """One read outside a transaction (each statement is its own), on a borrowed connection."""
+        conn = self._borrow()
+        healthy = False
+        try:
+            with MAPPED:
+                wire = Wire(conn)
+                try:
+                    answer = read(Reader(wire))
+                finally:
+                    wire.close()
+            healthy = True
+            return answer
+        finally:
+            self._give_back(conn, healthy)
 
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection]:
+    def _borrow(self) -> psycopg.Connection:
         """A connection for one request: a kept one, else the pool's.
 
         psycopg_pool's checkout and return cost about 40 us of CPU together
@@ -410,45 +152,117 @@ class PooledReads:
         Anything else goes back to the pool as before, which discards a
         broken connection and rolls back an unfinished transaction. list.pop
         and append are atomic, so threads need no lock to share the list.
+        Every borrowing ends in `_give_back` (plain calls, not a context
+        manager: they run for every request).
         """
+        try:
+            return self._kept.pop()
+        except IndexError:
+            with MAPPED:
+                return self._pool.getconn()
+
+    def _give_back(self, conn: psycopg.Connection, healthy: bool) -> None:
+        """`healthy`: the request's use of `conn` ended without an exception."""
         kept = self._kept
-        with _MAPPED:
-            try:
-                conn = kept.pop()
-            except IndexError:
-                conn = self._pool.getconn()
-            healthy = False
-            try:
-                yield conn
-                healthy = True
-            finally:
-                if (
-                    healthy
-                    and len(kept) < KEPT_CONNECTIONS
-                    and not conn.closed
-                    and conn.info.transaction_status == TransactionStatus.IDLE
-                    and not self._pool.closed
-                ):
-                    kept.append(conn)
-                else:
-                    self._pool.putconn(conn)
+        if (
+            healthy
+            and len(kept) < KEPT_CONNECTIONS
+            and not conn.closed
+            and conn.info.transaction_status == TransactionStatus.IDLE
+            and not self._pool.closed
+        ):
+            kept.append(conn)
+        else:
+            with MAPPED:
+                self._pool.putconn(conn)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
         # REPEATABLE READ READ ONLY: consistent, and what a hot standby allows (not SERIALIZABLE).
         # In pipeline mode the BEGIN travels with the first read and the COMMIT alone.
-        with self._connection() as conn:
-            wire = Wire(conn)
-            try:
-                with _MAPPED:
+        conn = self._borrow()
+        healthy = False
+        try:
+            with MAPPED:
+                wire = Wire(conn)
+                try:
                     wire.send_plain(b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    yield _Reader(wire)
+                    yield Reader(wire)
                     wire.send_plain(b"COMMIT")
                     wire.sync()
-            except BaseException:
+                except BaseException:
+                    wire.abandon(b"ROLLBACK")
+                    raise
+                wire.close()
+            healthy = True
+        finally:
+            self._give_back(conn, healthy)
+
+
+class _Transaction:
+    """One write transaction (`PostgresStore.write`): a class, as it wraps every write (see pg_views.Mapped).
+
+    Entering borrows a connection and queues BEGIN; a clean exit checks the
+    catalog generation (when nothing read it), commits and waits for the
+    commit; any failure rolls back. Either way the connection goes back.
+    """
+
+    __slots__ = ("_store", "_transactional", "_exclusive", "_handed", "_conn", "_wire", "_writer")
+
+    def __init__(self, store: PostgresStore, transactional: bool, exclusive: bool) -> None:
+        self._store = store
+        self._transactional = transactional
+        self._exclusive = exclusive
+
+    def __enter__(self) -> Writer:
+        store = self._store
+        self._handed = getattr(store._handed, "value", store._generation)
+        conn = self._conn = store._borrow()
+        wire = None
+        try:
+            with MAPPED:
+                wire = self._wire = Wire(conn)
+                wire.send_plain(b"BEGIN ISOLATION LEVEL SERIALIZABLE")
+                if self._exclusive:  # before the first read, so its snapshot sees no writer running
+                    wire.send_plain(b"LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
+        except BaseException:
+            if wire is not None:
                 wire.abandon(b"ROLLBACK")
-                raise
-            wire.close()
+            store._give_back(conn, False)
+            raise
+        writer = self._writer = Writer(wire, self._transactional, self._check)
+        return writer
+
+    def _check(self, seen: int) -> None:
+        if seen != self._handed:
+            # The catalog moved under this process's cache: start again with the fresh one.
+            store = self._store
+            store._see(seen)
+            store._handed.value = seen  # the retry decides on this one (or reads it again)
+            raise CatalogMoved("the catalog changed")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
+        store = self._store
+        wire = self._wire
+        if error is not None:
+            wire.abandon(b"ROLLBACK")
+            store._give_back(self._conn, False)
+            return MAPPED.__exit__(kind, error, trace)
+        try:
+            with MAPPED:
+                self._writer._ready()  # a transaction that read nothing still checks the catalog
+                wire.send_plain(b"COMMIT")
+                wire.sync()
+        except BaseException:
+            wire.abandon(b"ROLLBACK")
+            store._give_back(self._conn, False)
+            raise
+        wire.close()
+        store._give_back(self._conn, True)
+        generation = self._writer.generation
+        if generation is not None:
+            store._see(generation)
+        return False
 
 
 class PostgresStore(PooledReads, Store):
@@ -457,7 +271,7 @@ class PostgresStore(PooledReads, Store):
     def __init__(self, url: str, *, pool_size: int = 8, replica: Store | None = None) -> None:
         """`replica`: where eventually consistent reads go (pg_replica.ReplicaReads), else here."""
         self._url = url
-        with _MAPPED, psycopg.connect(url, autocommit=True) as conn:
+        with MAPPED, psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
             self._generation = self._read_generation(conn)
         self._open_pool(url, pool_size)
@@ -512,35 +326,8 @@ class PostgresStore(PooledReads, Store):
 
     # --- transactions ---------------------------------------------------------------------
 
-    @contextmanager
-    def write(self, transactional: bool = False, exclusive: bool = False) -> Iterator[WriteTxn]:
-        handed = getattr(self._handed, "value", self._generation)
-
-        def check(seen: int) -> None:
-            if seen != handed:
-                # The catalog moved under this process's cache: start again with the fresh one.
-                self._see(seen)
-                self._handed.value = seen  # the retry decides on this one (or reads it again)
-                raise CatalogMoved("the catalog changed")
-
-        with self._connection() as conn:
-            wire = Wire(conn)
-            try:
-                with _MAPPED:
-                    wire.send_plain(b"BEGIN ISOLATION LEVEL SERIALIZABLE")
-                    if exclusive:  # before the first read, so its snapshot sees no writer running
-                        wire.send_plain(b"LOCK TABLE partita_kv IN SHARE ROW EXCLUSIVE MODE")
-                    writer = _Writer(wire, transactional, check)
-                    yield writer
-                    writer._ready()  # a transaction that read nothing still checks the catalog
-                    wire.send_plain(b"COMMIT")
-                    wire.sync()
-            except BaseException:
-                wire.abandon(b"ROLLBACK")
-                raise
-            wire.close()
-            if writer.generation is not None:
-                self._see(writer.generation)
+    def write(self, transactional: bool = False, exclusive: bool = False) -> AbstractContextManager[WriteTxn]:
+        return _Transaction(self, transactional, exclusive)
 
     # --- background duties -----------------------------------------------------------------
 
