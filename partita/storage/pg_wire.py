@@ -9,8 +9,8 @@ through psycopg and 26-29 µs through libpq's own calls (`psycopg.pq`), which
 is also what psycopg calls underneath. On a machine whose cores PostgreSQL
 shares, that CPU is the throughput.
 
-So the request path (`postgres._Reader`, `_Writer`, their transactions)
-queues statements here: prepared once per connection (named from the text),
+So the request path (`pg_views.Reader` and `Writer`, postgres.py's
+transactions) queues statements here: each prepared once per connection,
 parameters as text (numbers) or binary (keys and values), results in binary
 (bytea comes back as the bytes themselves, bigint as 8 bytes). A result is
 waited for only when it is read: everything queued before it travels in the
