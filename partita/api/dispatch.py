@@ -210,7 +210,12 @@ def handle(
     host: bytes | None = None,
     authorize: Authorize | None = None,
 ) -> dict[str, Any]:
-    """Run one operation, counting it and its latency for /metrics (by operation and outcome)."""
+    """Run one operation, counting it and its latency for /metrics (by operation and outcome).
+
+    The answer is for orjson: GetItem's item and Query's and Scan's items may
+    be `orjson.Fragment`s of their stored JSON. In-process readers of items
+    call `items.get_item`, `reads.query` or `reads.scan` (the console does).
+    """
     start = perf_counter()
     try:
         answer = _handle(engine, operation, request, service, host, authorize)
