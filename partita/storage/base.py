@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 
 class Conflict(Exception):
@@ -127,6 +128,21 @@ class Store(ReadView):
         changes (the table catalog) and re-read only when it moves.
         """
 
+    def serialized(self) -> AbstractContextManager[Any]:
+        """The calling thread's turn at the store, for a run of operations that takes a lock of its own.
+
+        A store shared by threads through one lock (LockedStore) may hold
+        it for the server's thread between requests: SQLite's group commit
+        keeps it from a write until the event loop's next turn. So a lock
+        that the server's thread and a background thread both take around
+        store operations (the replicator's turn) must come after the
+        store's, on every thread: `with store.serialized(), my_lock:`.
+        Taken the other way round, a duty holding its lock waited for the
+        store while the server's thread, holding the store, waited for the
+        duty's lock. Nothing to take for a store without such a lock.
+        """
+        return nullcontext()
+
     @abstractmethod
     def duty_lock(self) -> AbstractContextManager[bool]:
         """Try to become the one process running background duties; yields whether it did.
@@ -166,6 +182,9 @@ class LockedStore(Store):
 
     _lock: threading.RLock
     _reader: ReadView
+
+    def serialized(self) -> AbstractContextManager[Any]:
+        return self._lock
 
     def get(self, key: bytes) -> bytes | None:
         with self._lock:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from .base import ReadView, Store, WriteTxn
 
@@ -153,6 +154,9 @@ class Namespaced(Store):
 
     def generation(self) -> int:
         return self.base.generation()
+
+    def serialized(self) -> AbstractContextManager[Any]:
+        return self.base.serialized()
 
     def duty_lock(self) -> AbstractContextManager[bool]:
         return self.base.duty_lock()

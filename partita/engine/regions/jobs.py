@@ -56,7 +56,7 @@ class ReplicaJobs:
 
     def run(self) -> bool:
         """The background duty: one step of every job; whether any moved."""
-        with self._turn:
+        with self._gt.home.store.serialized(), self._turn:  # in this order on every thread (Store.serialized)
             return self._run()
 
     def _run(self) -> bool:

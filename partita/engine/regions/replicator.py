@@ -55,7 +55,7 @@ class Replicator:
         if gt.held():
             return 0
         applied = 0
-        with self._turn:
+        with gt.home.store.serialized(), self._turn:  # in this order on every thread (Store.serialized)
             for attempt in range(ATTEMPTS):
                 try:
                     for region, engine in gt.engines.items():
