@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import zlib
+from binascii import hexlify as _hexlify
 from functools import partial
 from random import getrandbits as _random_bits
 from typing import TYPE_CHECKING, Any
@@ -123,9 +124,10 @@ def request_id() -> bytes:
 
     Random, to tell requests apart in logs and bug reports, not secret: the
     module's generator (reseeded in every forked worker) costs half of
-    os.urandom + base64, and this runs on every answer.
+    os.urandom + base64, and this runs on every answer. hexlify of the
+    bytes costs a third of formatting the 208-bit number with %X.
     """
-    return b"%052X" % _random_bits(208)
+    return _hexlify(_random_bits(208).to_bytes(26, "big")).upper()
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
@@ -546,7 +548,7 @@ def response_headers(
     return headers
 
 
-_HEAD = b"x-amzn-requestid: %052X\r\nx-amz-crc32: %d\r\ncontent-length: %d\r\nserver: Server\r\n"
+_HEAD = b"x-amzn-requestid: %s\r\nx-amz-crc32: %d\r\ncontent-length: %d\r\nserver: Server\r\n"
 _TYPED_HEAD = b"content-type: %s\r\n" + _HEAD
 
 
@@ -556,10 +558,11 @@ def response_head(payload: bytes, content_type: bytes | None, extra: Headers | N
     Every answer takes this path, and building a list of pairs to join
     again costs more than the rest of the framing.
     """
+    rid = _hexlify(_random_bits(208).to_bytes(26, "big")).upper()  # request_id(), inline
     if content_type is None:
-        head = _HEAD % (_random_bits(208), zlib.crc32(payload), len(payload))
+        head = _HEAD % (rid, zlib.crc32(payload), len(payload))
     else:
-        head = _TYPED_HEAD % (content_type, _random_bits(208), zlib.crc32(payload), len(payload))
+        head = _TYPED_HEAD % (content_type, rid, zlib.crc32(payload), len(payload))
     if extra is not None:
         head += b"".join([b"%s: %s\r\n" % pair for pair in extra])
     return head
