@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from partita.api.validation import validate_request
+from partita.api.validation.leaves import PASSED_LIMIT, string_leaf
+from partita.api.validation.shapes import read_model
 from partita.errors import SerializationException, ShapeValidationException
 
 CAST_MSG = (
@@ -520,3 +524,26 @@ def test_attribute_values_are_not_judged_here() -> None:
     # Empty values, several types, bad numbers: the engine's business, not the shape's.
     body = {"TableName": "abc", "Item": {"a": {}, "b": {"S": "", "N": "x"}, "c": {"SS": []}}}
     validate_request("PutItem", body)
+
+
+# ---------------------------------------------------------------- remembered values
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab_.-!é 9"), max_size=300), min_size=1, max_size=40))
+def test_patterned_leaf_answers_the_same_from_memory(values: list[str]) -> None:
+    """A patterned string check remembers the values it accepted: it must answer each value as a
+    check that never saw it does, however often and in whatever order values come."""
+    shape = read_model("dynamodb")["shapes"]["TableName"]
+    remembering = string_leaf("TableName", shape)
+    for value in values + values[::-1]:
+        assert remembering(value) == string_leaf("TableName", shape)(value)
+
+
+def test_patterned_leaf_memory_is_bounded() -> None:
+    check = string_leaf("TableName", read_model("dynamodb")["shapes"]["TableName"])
+    for n in range(PASSED_LIMIT * 3):
+        assert check(f"table{n}") is None
+    assert check("x" * 300) == ["Member must have length less than or equal to 255"]
+    assert check("bad name") == [TABLE_PATTERN]
+    assert len(check.remembered) == PASSED_LIMIT  # type: ignore[attr-defined]
