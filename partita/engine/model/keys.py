@@ -17,9 +17,20 @@ needs a format version and a migration.
 from __future__ import annotations
 
 import base64
-import hashlib
+from typing import Any
 
 from partita.engine.model.values import normalize_number, number_parts
+
+try:
+    # CPython's own MD5: for a key of a few dozen bytes it costs half of hashlib's
+    # OpenSSL object (its setup dominates), and a request hashes one key or more.
+    from _md5 import md5 as _md5
+except ImportError:  # a Python built without its own hashes
+
+    def _md5(data: bytes) -> Any:  # type: ignore[misc]
+        import hashlib
+
+        return hashlib.md5(data, usedforsecurity=False)
 
 # --- Numbers, order-preserving ------------------------------------------------------
 #
@@ -142,7 +153,7 @@ def partition_hash(type_: str, value: str) -> bytes:
     the space into equal byte ranges.
     """
     key = _hash_number_bytes(value) if type_ == "N" else _raw(type_, value)
-    return hashlib.md5(_HASH_SALT + key, usedforsecurity=False).digest()[:8]
+    return _md5(_HASH_SALT + key).digest()[:8]
 
 
 # --- Multi-attribute keys (GSIs) -----------------------------------------------------
@@ -170,7 +181,7 @@ def tuple_hash(parts: tuple[tuple[str, str], ...]) -> bytes:
     """
     if len(parts) == 1:
         return partition_hash(*parts[0])
-    return hashlib.md5(_HASH_SALT + encode_tuple(parts), usedforsecurity=False).digest()[:8]
+    return _md5(_HASH_SALT + encode_tuple(parts)).digest()[:8]
 
 
 def prefix_successor(prefix: bytes) -> bytes | None:
