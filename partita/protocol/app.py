@@ -558,7 +558,7 @@ def response_head(payload: bytes, content_type: bytes | None, extra: Headers | N
     Every answer takes this path, and building a list of pairs to join
     again costs more than the rest of the framing.
     """
-    rid = _hexlify(_random_bits(208).to_bytes(26, "big")).upper()  # request_id(), inline
+    rid = request_id()
     if content_type is None:
         head = _HEAD % (rid, zlib.crc32(payload), len(payload))
     else:
