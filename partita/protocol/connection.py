@@ -42,6 +42,12 @@ these limits) until the client closes: closing a socket with unread input
 makes the kernel send a reset, which can destroy the answer before the
 client reads it (a 413 to a client still sending its 16 MB, say)."""
 
+COALESCE_BYTES = 64 * 1024
+"""A connection's answers held for the end of the loop turn (server.py) are
+written at once when they pass this many bytes, unless a group commit is
+open (then they wait for it, as durability requires): coalescing is for
+small answers, and what a client pipelines in one read must not pile up."""
+
 _STATUS_LINES = {
     status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode("latin-1"))
     for status in HTTPStatus
@@ -75,12 +81,15 @@ class ServerState(Protocol):
     stats: Any
     counted: list[RequestToken]
     holding: bool
+    grouped: bool
     held: list[HttpConnection]
     answering: tuple[Any, ...] | None
     answering_connection: HttpConnection | None
     token: RequestToken | None
 
     def connection_gone(self) -> None: ...
+
+    def hold_turn(self) -> None: ...
 
 
 class RequestToken:
@@ -125,6 +134,7 @@ class HttpConnection(asyncio.Protocol):
         "_closed",
         "_discard_left",
         "_held",
+        "_held_bytes",
         "_close_held",
         "lingering",
         "last_active",
@@ -151,9 +161,10 @@ class HttpConnection(asyncio.Protocol):
         self._closed = False  # no more input is processed, close is under way
         self.lingering = False  # half-closed: dropping input until the client closes
         self._discard_left = LINGER_BYTES
-        # Output held for a group commit (HttpServer.holding), and whether the
-        # close that ends it waits with it.
+        # Output held for the end of the turn or a group commit (HttpServer.holding),
+        # its size, and whether the close that ends it waits with it.
         self._held: list[bytes] | None = None
+        self._held_bytes = 0
         self._close_held = False
         self.last_active = server.clock
         # When the request being received began (server clock); None between requests.
@@ -390,11 +401,7 @@ class HttpConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None:
             return
-        data = self._render(status, payload, content_type, extra, close, http10, head_only)
-        if self._server.holding:
-            self._hold(data)
-        else:
-            transport.write(data)
+        self._hold(self._render(status, payload, content_type, extra, close, http10, head_only))
 
     def _render(
         self,
@@ -421,23 +428,32 @@ class HttpConnection(asyncio.Protocol):
         return b"".join(parts)
 
     def _send(self, data: bytes) -> None:
-        if self._server.holding:
+        if self._transport is not None:
             self._hold(data)
-        elif self._transport is not None:
-            self._transport.write(data)
 
     def _hold(self, data: bytes) -> None:
-        if self._held is None:
-            self._held = []
-            self._server.held.append(self)
-        self._held.append(data)
+        """Every answer leaves through here: held until the turn ends (server.py), or sooner when large."""
+        server = self._server
+        if not server.holding:
+            server.hold_turn()
+        held = self._held
+        if held is None:
+            self._held = [data]
+            self._held_bytes = len(data)
+            server.held.append(self)
+        else:
+            held.append(data)
+            self._held_bytes += len(data)
+        if self._held_bytes > COALESCE_BYTES and not server.grouped:
+            self.release(True)
 
     def release(self, committed: bool) -> None:
-        """The group commit is done: send what was held, or abort if it failed."""
+        """The turn ended (its group committed, if one was open): send what was held, or abort if the commit failed."""
         held, self._held = self._held, None
         transport = self._transport
         if held is None or transport is None:
             return
+        self._held_bytes = 0
         if not committed:
             # Some held answer may acknowledge a write the failed commit lost:
             # send none of them; clients see a reset and retry.

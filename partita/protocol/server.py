@@ -19,6 +19,16 @@ What real and bad clients do, and what happens here:
   closes unless it asked for keep-alive (httptools' `should_keep_alive`);
 - pipelined requests are answered in order (each is answered as soon as it
   is parsed, so order is the parse order);
+- answers of one event-loop turn leave together: the first answer of a
+  turn starts holding, and what the turn's requests answered is written at
+  its end, one write per connection (the next loop callback, after every
+  request read in the turn was answered). On a machine where waking the
+  client's thread is dear (a virtual machine: each write to a sleeping
+  reader is a wake-up between CPUs), a write per answer made that wake-up
+  most of a small request's cost; measured in docs/decisions.md. Without a
+  group commit open, a connection's held bytes are written as soon as they
+  pass COALESCE_BYTES (connection.py), so what one client pipelines cannot
+  pile up;
 - group commit: on a store that offers it (SQLite's `attach`), the first
   write of an event-loop turn begins a group that the following requests'
   writes join; from then on every answer is held (reads too: they may have
@@ -119,6 +129,8 @@ class HttpServer:
         self.stats: Any = app.engine.stats if self._group is not None else None
         self.counted: list[RequestToken] = []
         self.holding = False
+        # Whether the store's group is open: its held answers wait for the commit.
+        self.grouped = False
         self.held: list[HttpConnection] = []
         # The request being answered and its connection (set around every
         # answer), and the token of the last request that wrote in a group.
@@ -144,15 +156,21 @@ class HttpServer:
         """Return once shutdown() has run and every connection is gone."""
         assert self._done is not None
         await self._done
+        self.end_turn()
         if self._group is not None:
-            self.commit_group()
             self._group.detach()
 
-    def _group_opened(self) -> None:
-        """The store opened a group transaction: hold answers until it commits."""
+    def hold_turn(self) -> None:
+        """Hold answers until this loop turn ends (connections call it with their turn's first answer)."""
         assert self._loop is not None
         self.holding = True
-        self._loop.call_soon(self.commit_group)
+        self._loop.call_soon(self.end_turn)
+
+    def _group_opened(self) -> None:
+        """The store opened a group transaction: answers are held until it commits, at the turn's end."""
+        self.grouped = True
+        if not self.holding:
+            self.hold_turn()
 
     def _token(self) -> RequestToken | None:
         """The request being answered (None between requests: such a write runs under the lock)."""
@@ -169,13 +187,16 @@ class HttpServer:
         if token.index >= 0 and token.connection is not None:
             token.connection.rerun(token)
 
-    def commit_group(self) -> None:
-        """Commit the open group, then send what was held (or abort, if the commit failed)."""
-        try:
-            committed = self._group.commit_group()
-        except Exception:
-            log.exception("group commit failed; aborting the connections waiting for it")
-            committed = False
+    def end_turn(self) -> None:
+        """Commit the open group if any, then send what was held (or abort, if the commit failed)."""
+        committed = True
+        if self.grouped:
+            self.grouped = False
+            try:
+                committed = self._group.commit_group()
+            except Exception:
+                log.exception("group commit failed; aborting the connections waiting for it")
+                committed = False
         self.holding = False
         self.token = None
         counted, self.counted = self.counted, []
