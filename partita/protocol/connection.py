@@ -453,7 +453,6 @@ class HttpConnection(asyncio.Protocol):
         transport = self._transport
         if held is None or transport is None:
             return
-        self._held_bytes = 0
         if not committed:
             # Some held answer may acknowledge a write the failed commit lost:
             # send none of them; clients see a reset and retry.

@@ -343,7 +343,7 @@ class SQLiteStore(LockedStore):
         self._announce()
 
     def _close_group(self) -> None:
-        """Commit now (always safe: the answers still wait for the server's commit_group)."""
+        """Commit now (always safe: the answers still wait for the server's end of turn, HttpServer.end_turn)."""
         if not self._group_open:
             return
         self._group_open = False
