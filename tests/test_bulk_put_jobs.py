@@ -143,8 +143,10 @@ def test_with_emulated_throughput_a_bulk_put_spends_the_tables_capacity(tmp_path
                      ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
         arn = start(ddb, "target")
         # One write unit a second and 300 seconds of burst: the load cannot end without the clock moving on.
+        # Waited for until the burst is spent (300 items), not before: a put racing the load's last
+        # burst units could still find one.
         stalled = wait_for(lambda: (doc := ddb.describe_bulk_operation(BulkOperationArn=arn)[
-            "BulkOperationDescription"])["ProcessedItemCount"] >= 250 and doc, 60)
+            "BulkOperationDescription"])["ProcessedItemCount"] >= 300 and doc, 60)
         assert stalled["BulkOperationStatus"] == "IN_PROGRESS"
         elapsed = server_now(server.url) - stalled["StartTime"].timestamp()
         assert stalled["ProcessedItemCount"] <= 300 + elapsed + 1
