@@ -30,7 +30,8 @@ engine/capacity/meter.py engine/capacity/charges.py engine/capacity/stats.py eng
 engine/capacity/hotkeys.py
 engine/expressions/validate.py engine/expressions/evaluate.py engine/expressions/compare.py engine/expressions/legacy.py
 engine/streams/records.py engine/backups/changelog.py engine/advisor/shapes.py engine/advisor/advisor.py
-storage/base.py storage/memory.py storage/sqlite.py storage/sqlite_writers.py storage/postgres.py storage/pg_wire.py storage/pg_keys.py storage/pg_views.py
+storage/base.py storage/memory.py storage/sqlite.py storage/sqlite_writers.py storage/sqlite_cache.py storage/sqlite_files.py
+storage/postgres.py storage/pg_wire.py storage/pg_keys.py storage/pg_views.py
 """.split()
 """Modules on the path of every item request, by profile (bench/README, issue 27).
 

@@ -24,6 +24,8 @@ from typing import Any
 import orjson
 import pytest
 from conftest import STORE, Server, client_for, create_table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from partita.api.dispatch import handle
 from partita.engine.engine import Engine
@@ -120,6 +122,103 @@ def test_a_write_whose_read_changed_runs_again_at_the_commit(tmp_path: Path) -> 
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.skipif(STORE != "memory", reason="engine level on its own SQLite file: runs once")
+def test_a_turn_after_another_process_committed_reads_its_rows_not_the_cache(tmp_path: Path) -> None:
+    """The rows a turn read or wrote are kept (storage/sqlite_cache.py) only while no other commit moves them."""
+    path = tmp_path / "partita.db"
+    first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
+    try:
+        first.tables.create(CREATE)
+        server = _Server(first)
+        server.answer(1, lambda: _add(first))  # n = 1: the turn reads the absent item, writes n = 1
+        assert first.store.commit_group()  # type: ignore[attr-defined]
+        server.answer(2, lambda: _add(first))  # n = 2, read from what the last turn left
+        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert _add(second)["Attributes"]["n"] == {"N": "3"}  # the other process, between two turns
+        server.answer(3, lambda: _add(first))
+        assert server.answers[3]["Attributes"]["n"] == {"N": "4"}  # not 3: the turn did not read n = 2
+        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.reruns == []
+        assert _item(second)["n"] == {"N": "4"}
+        # A read in a turn commits the turn's writes into its group; a write after it is
+        # a locked one, whose row the next turn must read from the file, not from before it.
+        server.answer(4, lambda: _add(first))  # n = 5
+        server.answer(5, lambda: handle(first, "GetItem", {"TableName": "counters", "Key": KEY}))
+        server.answer(6, lambda: _add(first))  # n = 6, under the lock
+        assert first.store.commit_group()  # type: ignore[attr-defined]
+        server.answer(7, lambda: _add(first))
+        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.answers[7]["Attributes"]["n"] == {"N": "7"}
+        assert _item(second)["n"] == {"N": "7"}
+    finally:
+        first.close()
+        second.close()
+
+
+_STEPS = st.lists(
+    st.tuples(st.sampled_from(["add", "get", "other", "commit", "touch"]), st.sampled_from(["a", "a", "a", "b"])),
+    min_size=1,
+    max_size=30,
+)
+
+
+@pytest.mark.skipif(STORE != "memory", reason="engine level on its own SQLite files: runs once")
+@settings(max_examples=100, deadline=None)
+@given(steps=_STEPS)
+def test_turns_and_another_process_never_lose_a_write(steps: list[tuple[str, str]]) -> None:
+    """Any interleaving of one server's turns (writes, reads, commits) with another process's writes.
+
+    Each counter ends at the number of increments acknowledged for it, and
+    every answer the server sends shows the value its write left: what the
+    optimistic writes, their cache and their checks at the commit must keep.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "partita.db"
+        first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
+        try:
+            first.tables.create(CREATE)
+            server = _Server(first)
+            expected = {"a": 0, "b": 0}
+            sent: list[tuple[int, str]] = []  # requests whose answer the commit makes final
+            for number, (step, key) in enumerate(steps):
+                item_key = {"pk": {"S": key}}
+                if step == "add":
+                    expected[key] += 1
+                    sent.append((number, key))
+                    server.answer(number, lambda k=item_key: _add(first, Key=k))
+                elif step == "get":
+                    server.answer(number, lambda k=item_key: handle(
+                        first, "GetItem", {"TableName": "counters", "Key": k}))
+                elif step == "touch":  # writes the item, not its counter (a rerun may reorder writes)
+                    server.answer(number, lambda k=item_key, v=str(number): handle(first, "UpdateItem", {
+                        "TableName": "counters", "Key": k, "UpdateExpression": "SET m = :v",
+                        "ExpressionAttributeValues": {":v": {"N": v}}}))
+                elif step == "other":
+                    if first.store._group_open:  # type: ignore[attr-defined]
+                        # The turn holds the write lock (a read settled its writes): the
+                        # other process waits for it, and the turn commits first.
+                        assert first.store.commit_group()  # type: ignore[attr-defined]
+                    expected[key] += 1
+                    _add(second, Key=item_key)
+                else:
+                    assert first.store.commit_group()  # type: ignore[attr-defined]
+            assert first.store.commit_group()  # type: ignore[attr-defined]
+            for key, count in expected.items():
+                item = handle(second, "GetItem", {"TableName": "counters", "Key": {"pk": {"S": key}},
+                                                  "ConsistentRead": True}).get("Item")
+                counter = (orjson.loads(orjson.dumps(item)) if item else {}).get("n", {"N": "0"})
+                assert counter == {"N": str(count)}
+            # Per key, the increments the server acknowledged show increasing values.
+            for key in expected:
+                values = [int(server.answers[n]["Attributes"]["n"]["N"]) for n, k in sent if k == key]
+                assert len(set(values)) == len(values)
+        finally:
+            first.close()
+            second.close()
 
 
 @pytest.mark.skipif(STORE != "sqlite", reason="two servers on one SQLite file")

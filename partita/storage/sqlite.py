@@ -36,9 +36,9 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from .base import DutyLock, LockedStore, ReadView, Stale, Store, WriteTxn
+from .sqlite_cache import Entry, RowCache
 from .sqlite_files import WAL_CEILING_FACTOR, WAL_LIMIT_FRAMES, Checkpointer, CommitSeq, Generation
 from .sqlite_writers import (
-    Entry,
     GroupedWrite,
     GroupedWriter,
     OptimisticWrite,
@@ -115,6 +115,8 @@ class SQLiteStore(LockedStore):
         #: The turn's optimistic writes not yet checked and stored, by request, and their rows merged.
         self._units: list[Unit] = []
         self._overlay: dict[bytes, Entry] = {}
+        #: Committed rows the optimistic writes read or stored, while no other commit moved them.
+        self._cache = RowCache()
         #: The commit sequence before the turn's first optimistic read (None: no optimistic write yet).
         self._seq_start: int | None = None
         #: Requests whose reads changed: run again under the lock before the commit.
@@ -267,7 +269,8 @@ class SQLiteStore(LockedStore):
             self._settle(None)
             self._close_group()
         if self._seq_start is None:
-            self._seq_start = self._seq.read()  # before the turn's first read
+            self._seq_start = start = self._seq.read()  # before the turn's first read
+            self._cache.begin_turn(start)
         if not self._announced:
             self._announce()
         unit = Unit(token)
@@ -296,7 +299,8 @@ class SQLiteStore(LockedStore):
         The rows go down in one statement (`applied` stands in for SQLite
         while the checks run).
         """
-        if not self._group_open:
+        opened = not self._group_open
+        if opened:
             self._open_group()
         units, self._units = self._units, []
         self._overlay = {}
@@ -314,6 +318,8 @@ class SQLiteStore(LockedStore):
                 self._reruns.append(unit.token)
         if applied:
             store_rows(db, applied)
+        # The cache may follow this commit only if it holds nothing but these checked rows.
+        self._cache.pending = applied if opened and fresh else None
         if stale:
             raise Stale()
 
@@ -340,6 +346,7 @@ class SQLiteStore(LockedStore):
             self._lock.release()
             raise
         self._group_open = True
+        self._cache.pending = None  # until _settle says what the group holds
         self._announce()
 
     def _close_group(self) -> None:
@@ -355,10 +362,14 @@ class SQLiteStore(LockedStore):
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._group_lost = True
+                    self._cache.clear()
                     if self._db.in_transaction:
                         self._db.execute("ROLLBACK")
                     raise
                 self._seq.end()
+                self._cache.committed(self._seq.read())
+            else:
+                self._cache.clear()  # SQLite rolled the group back
         finally:
             self._release_turn()
             self._lock.release()
@@ -366,6 +377,7 @@ class SQLiteStore(LockedStore):
     def _abort_group(self) -> None:
         """Something failed mid-commit: roll back what is open; no held answer may go out."""
         self._group_lost = True
+        self._cache.clear()
         if not self._group_open:
             return
         self._group_open = False
@@ -379,6 +391,7 @@ class SQLiteStore(LockedStore):
 
     def _end_grouped(self, writer: GroupedWriter, succeeded: bool) -> None:
         """Store a finished write's rows, or undo what it stored; then commit if it must."""
+        self._cache.pending = None  # the group holds more than a turn's checked rows
         if succeeded:
             try:
                 writer.finish()

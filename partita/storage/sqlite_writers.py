@@ -26,9 +26,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from .base import ReadView, WriteTxn
-
-#: A row as a write sees it: (value, weight), or None when absent.
-Entry = tuple[bytes, int] | None
+from .sqlite_cache import Entry, RowCache
 
 
 class WriterHost(Protocol):
@@ -43,6 +41,7 @@ class WriterHost(Protocol):
     _group_open: bool
     _reading: bool
     _overlay: dict[bytes, Entry]
+    _cache: RowCache
     _active: GroupedWriter | OptimisticWriter | None
 
     def _open_group(self) -> None: ...
@@ -332,7 +331,8 @@ class Unit:
 class OptimisticWriter(WriteTxn):
     """One write run without the lock: reads the committed state (and the turn's earlier writes), keeps its rows.
 
-    Point reads are recorded in the request's `Unit` and checked at commit.
+    Point reads are recorded in the request's `Unit` and checked at commit;
+    a row the cache holds (sqlite_cache.py) is read from it, not from SQLite.
     What cannot be checked that way (a range read or range delete, a
     catalog change) moves the write under the lock first (`lock_in`): the
     store brings the turn's writes into the group transaction and checks
@@ -365,6 +365,10 @@ class OptimisticWriter(WriteTxn):
         if len(keys) > MAX_PREFETCH:
             return
         store = self._store
+        cached = store._cache.rows
+        keys = [key for key in keys if key not in cached]
+        if not keys:
+            return
         if not store._reading:
             store._begin_reading()
         found = {k: (v, w) for k, v, w in self._db.execute(prefetch_sql(len(keys)), keys)}
@@ -386,18 +390,24 @@ class OptimisticWriter(WriteTxn):
         reads = unit.reads
         if key in reads:
             return reads[key]
-        overlay = self._store._overlay
+        store = self._store
+        overlay = store._overlay
         if key in overlay:
             seen = overlay[key]
         else:
-            fetched = self.fetched
-            if fetched is not None and key in fetched:
-                seen = fetched[key]
+            cache = store._cache
+            cached = cache.rows
+            if key in cached:
+                seen = cached[key]
             else:
-                store = self._store
-                if not store._reading:
-                    store._begin_reading()
-                seen = self._db.execute(GET, (key,)).fetchone()
+                fetched = self.fetched
+                if fetched is not None and key in fetched:
+                    seen = fetched[key]
+                else:
+                    if not store._reading:
+                        store._begin_reading()
+                    seen = self._db.execute(GET, (key,)).fetchone()
+                cache.remember(key, seen)
         reads[key] = seen
         return seen
 
