@@ -13,6 +13,7 @@ directory incrementing one counter from both sides.
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
 import time
 import urllib.request
@@ -170,12 +171,11 @@ _STEPS = st.lists(
 def test_turns_and_another_process_never_lose_a_write(steps: list[tuple[str, str]]) -> None:
     """Any interleaving of one server's turns (writes, reads, commits) with another process's writes.
 
-    Each counter ends at the number of increments acknowledged for it, and
-    every answer the server sends shows the value its write left: what the
-    optimistic writes, their cache and their checks at the commit must keep.
+    Each counter ends at the number of increments made to it, and no two
+    increments the server acknowledged for one counter answer the same value:
+    what the optimistic writes, their cache and their checks at the commit
+    must keep.
     """
-    import tempfile
-
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "partita.db"
         first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
@@ -212,7 +212,7 @@ def test_turns_and_another_process_never_lose_a_write(steps: list[tuple[str, str
                                                   "ConsistentRead": True}).get("Item")
                 counter = (orjson.loads(orjson.dumps(item)) if item else {}).get("n", {"N": "0"})
                 assert counter == {"N": str(count)}
-            # Per key, the increments the server acknowledged show increasing values.
+            # Per key, each increment the server acknowledged answered a value of its own.
             for key in expected:
                 values = [int(server.answers[n]["Attributes"]["n"]["N"]) for n, k in sent if k == key]
                 assert len(set(values)) == len(values)
