@@ -17,8 +17,9 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,18 @@ def _add(engine: Engine, **extra: Any) -> dict[str, Any]:
     })
 
 
+@contextmanager
+def _two_processes(path: Path) -> Iterator[tuple[Engine, Engine]]:
+    """Two engines on one SQLite file, as two server processes have it, the counters table created."""
+    first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
+    try:
+        first.tables.create(CREATE)
+        yield first, second
+    finally:
+        first.close()
+        second.close()
+
+
 class _Server:
     """What protocol/server.py gives the store: a request name, held answers, reruns."""
 
@@ -65,7 +78,12 @@ class _Server:
         self._requests: dict[int, tuple[Callable[[], dict[str, Any]], object]] = {}
         store = engine.store
         assert isinstance(store, SQLiteStore)
+        self.store = store
         store.attach(self._opened, self._token, self._rerun)
+
+    def commit(self) -> bool:
+        """The end of the turn, as the server's: False when the group's writes were lost."""
+        return self.store.commit_group()
 
     def _opened(self) -> None:
         self.opened += 1
@@ -91,16 +109,13 @@ class _Server:
 
 @pytest.mark.skipif(STORE != "memory", reason="engine level on its own SQLite file: runs once")
 def test_a_write_whose_read_changed_runs_again_at_the_commit(tmp_path: Path) -> None:
-    path = tmp_path / "partita.db"
-    first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
-    try:
-        first.tables.create(CREATE)
+    with _two_processes(tmp_path / "partita.db") as (first, second):
         _add(first)  # n = 1, committed
         server = _Server(first)
         server.answer(1, lambda: _add(first))  # reads n = 1 without the lock, would write 2
         assert server.opened == 1
         assert _add(second)["Attributes"]["n"] == {"N": "2"}  # the other process commits meanwhile
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert server.reruns == [1]
         assert server.answers[1]["Attributes"]["n"] == {"N": "3"}  # the answer that is sent
         assert _item(second)["n"] == {"N": "3"}
@@ -110,37 +125,31 @@ def test_a_write_whose_read_changed_runs_again_at_the_commit(tmp_path: Path) -> 
             "ConditionExpression": "n = :three", "ExpressionAttributeValues": {":three": {"N": "3"}},
         }))
         _add(second)  # n = 4: the put's condition no longer holds
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert server.reruns == [1, 2]
         assert server.answers[2] == {"error": "ConditionalCheckFailedException"}
         assert _item(second)["n"] == {"N": "4"}
         # Nothing changed in between: no rerun, one commit for both writes.
         server.answer(3, lambda: _add(first))
         server.answer(4, lambda: _add(first))
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert server.reruns == [1, 2]
         assert server.answers[4]["Attributes"]["n"] == {"N": "6"}
-    finally:
-        first.close()
-        second.close()
 
 
 @pytest.mark.skipif(STORE != "memory", reason="engine level on its own SQLite file: runs once")
 def test_a_turn_after_another_process_committed_reads_its_rows_not_the_cache(tmp_path: Path) -> None:
     """The rows a turn read or wrote are kept (storage/sqlite_cache.py) only while no other commit moves them."""
-    path = tmp_path / "partita.db"
-    first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
-    try:
-        first.tables.create(CREATE)
+    with _two_processes(tmp_path / "partita.db") as (first, second):
         server = _Server(first)
         server.answer(1, lambda: _add(first))  # n = 1: the turn reads the absent item, writes n = 1
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         server.answer(2, lambda: _add(first))  # n = 2, read from what the last turn left
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert _add(second)["Attributes"]["n"] == {"N": "3"}  # the other process, between two turns
         server.answer(3, lambda: _add(first))
         assert server.answers[3]["Attributes"]["n"] == {"N": "4"}  # not 3: the turn did not read n = 2
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert server.reruns == []
         assert _item(second)["n"] == {"N": "4"}
         # A read in a turn commits the turn's writes into its group; a write after it is
@@ -148,14 +157,11 @@ def test_a_turn_after_another_process_committed_reads_its_rows_not_the_cache(tmp
         server.answer(4, lambda: _add(first))  # n = 5
         server.answer(5, lambda: handle(first, "GetItem", {"TableName": "counters", "Key": KEY}))
         server.answer(6, lambda: _add(first))  # n = 6, under the lock
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         server.answer(7, lambda: _add(first))
-        assert first.store.commit_group()  # type: ignore[attr-defined]
+        assert server.commit()
         assert server.answers[7]["Attributes"]["n"] == {"N": "7"}
         assert _item(second)["n"] == {"N": "7"}
-    finally:
-        first.close()
-        second.close()
 
 
 _STEPS = st.lists(
@@ -180,49 +186,43 @@ def test_turns_and_another_process_never_lose_a_write(steps: list[tuple[str, str
     what the optimistic writes, their cache and their checks at the commit
     must keep.
     """
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "partita.db"
-        first, second = Engine(SQLiteStore(path), background=False), Engine(SQLiteStore(path), background=False)
-        try:
-            first.tables.create(CREATE)
-            server = _Server(first)
-            expected = {"a": 0, "b": 0}
-            sent: list[tuple[int, str]] = []  # requests whose answer the commit makes final
-            for number, (step, key) in enumerate(steps):
-                item_key = {"pk": {"S": key}}
-                if step == "add":
-                    expected[key] += 1
-                    sent.append((number, key))
-                    server.answer(number, lambda k=item_key: _add(first, Key=k))
-                elif step == "get":
-                    server.answer(number, lambda k=item_key: handle(
-                        first, "GetItem", {"TableName": "counters", "Key": k}))
-                elif step == "touch":  # writes the item, not its counter (a rerun may reorder writes)
-                    server.answer(number, lambda k=item_key, v=str(number): handle(first, "UpdateItem", {
-                        "TableName": "counters", "Key": k, "UpdateExpression": "SET m = :v",
-                        "ExpressionAttributeValues": {":v": {"N": v}}}))
-                elif step == "other":
-                    if first.store._group_open:  # type: ignore[attr-defined]
-                        # The turn holds the write lock (a read settled its writes): the
-                        # other process waits for it, and the turn commits first.
-                        assert first.store.commit_group()  # type: ignore[attr-defined]
-                    expected[key] += 1
-                    _add(second, Key=item_key)
-                else:
-                    assert first.store.commit_group()  # type: ignore[attr-defined]
-            assert first.store.commit_group()  # type: ignore[attr-defined]
-            for key, count in expected.items():
-                item = handle(second, "GetItem", {"TableName": "counters", "Key": {"pk": {"S": key}},
-                                                  "ConsistentRead": True}).get("Item")
-                counter = (orjson.loads(orjson.dumps(item)) if item else {}).get("n", {"N": "0"})
-                assert counter == {"N": str(count)}
-            # Per key, each increment the server acknowledged answered a value of its own.
-            for key in expected:
-                values = [int(server.answers[n]["Attributes"]["n"]["N"]) for n, k in sent if k == key]
-                assert len(set(values)) == len(values)
-        finally:
-            first.close()
-            second.close()
+    with tempfile.TemporaryDirectory() as directory, _two_processes(Path(directory) / "partita.db") as pair:
+        first, second = pair
+        server = _Server(first)
+        expected = {"a": 0, "b": 0}
+        sent: list[tuple[int, str]] = []  # requests whose answer the commit makes final
+        for number, (step, key) in enumerate(steps):
+            item_key = {"pk": {"S": key}}
+            if step == "add":
+                expected[key] += 1
+                sent.append((number, key))
+                server.answer(number, lambda k=item_key: _add(first, Key=k))
+            elif step == "get":
+                server.answer(number, lambda k=item_key: handle(
+                    first, "GetItem", {"TableName": "counters", "Key": k}))
+            elif step == "touch":  # writes the item, not its counter (a rerun may reorder writes)
+                server.answer(number, lambda k=item_key, v=str(number): handle(first, "UpdateItem", {
+                    "TableName": "counters", "Key": k, "UpdateExpression": "SET m = :v",
+                    "ExpressionAttributeValues": {":v": {"N": v}}}))
+            elif step == "other":
+                if server.store._group_open:
+                    # The turn holds the write lock (a read settled its writes): the
+                    # other process waits for it, and the turn commits first.
+                    assert server.commit()
+                expected[key] += 1
+                _add(second, Key=item_key)
+            else:
+                assert server.commit()
+        assert server.commit()
+        for key, count in expected.items():
+            item = handle(second, "GetItem", {"TableName": "counters", "Key": {"pk": {"S": key}},
+                                              "ConsistentRead": True}).get("Item")
+            counter = (orjson.loads(orjson.dumps(item)) if item else {}).get("n", {"N": "0"})
+            assert counter == {"N": str(count)}
+        # Per key, each increment the server acknowledged answered a value of its own.
+        for key in expected:
+            values = [int(server.answers[n]["Attributes"]["n"]["N"]) for n, k in sent if k == key]
+            assert len(set(values)) == len(values)
 
 
 @pytest.mark.skipif(STORE != "sqlite", reason="two servers on one SQLite file")

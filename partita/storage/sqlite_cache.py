@@ -58,7 +58,7 @@ class RowCache:
             self.seq = seq
 
     def remember(self, key: bytes, entry: Entry) -> None:
-        """A row read from the committed state of this turn."""
+        """A committed row: read by this turn, or stored by the commit that just ended."""
         self.rows[key] = entry
         self.size += len(key) + _ENTRY_OVERHEAD + (0 if entry is None else len(entry[0]))
         if self.size > self.limit:
