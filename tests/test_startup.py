@@ -48,10 +48,14 @@ NOT_AT_START = (
     "partita.engine.backups.ondemand", "partita.engine.backups.restore",
     "partita.protocol.auth", "partita.protocol.tls", "partita.storage.postgres", "partita.storage.pg_schema",
     "partita.storage.sqlite", "sqlite3",  # the --data-dir store's
+    "partita.cli.advise", "partita.cli.clock", "partita.cli.data", "partita.cli.remote", "partita.cli.streams",
 )
 
-#: What only the item operations need, on top of the above: not loaded before the first one.
-ITEM_PARTS = ("partita.engine.expressions", "partita.engine.items", "partita.api.items", "partita.api.reads")
+#: What only the item operations (and streams) need, on top of the above: not loaded before
+#: the first one. hashlib is for transactions' idempotency tokens and streams' shard ids and
+#: iterators.
+ITEM_PARTS = ("partita.engine.expressions", "partita.engine.items", "partita.api.items", "partita.api.reads",
+              "hashlib", "hmac")
 
 _AUTH = (
     "AWS4-HMAC-SHA256 Credential=partita/20240101/us-east-1/dynamodb/aws4_request, "

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from importlib import import_module
 from typing import Any, NoReturn
 
-from . import advise, clock, data, streams
 from .options import add_serve_options
-from .serve import serve
 
 
 def _version() -> str:
@@ -37,19 +35,25 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _add_serve(commands: Any) -> None:
-    add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
-
-
-#: Each command's parsers, in the order `partita --help` lists them.
-_COMMANDS: dict[str, Callable[[Any], None]] = {
-    "serve": _add_serve,
-    "clock": clock.add_parser,
-    "streams": streams.add_parser,
-    "load": data.add_parsers,
-    "dump": data.add_parsers,
-    "advise": advise.add_parser,
+#: Each command's module (in this package), in the order `partita --help` lists them. A
+#: module is imported only when its command runs or every parser is built (help, errors):
+#: `partita serve`, and `local()` which reads serve's options, load none of the others.
+_COMMANDS: dict[str, str] = {
+    "serve": "serve",
+    "clock": "clock",
+    "streams": "streams",
+    "load": "data",
+    "dump": "data",
+    "advise": "advise",
 }
+
+
+def _add_parsers(module: str, commands: Any) -> None:
+    """Add the parsers `module`'s commands declare (serve's are options.py's, which serve needs anyway)."""
+    if module == "serve":
+        add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
+    else:
+        import_module(f".{module}", __name__).add_parsers(commands)
 
 
 class _Narrowed(Exception):
@@ -75,10 +79,10 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     if command is not None:
-        _COMMANDS[command](commands)
+        _add_parsers(_COMMANDS[command], commands)
         return parser
-    for add in dict.fromkeys(_COMMANDS.values()):  # load and dump share one
-        add(commands)
+    for module in dict.fromkeys(_COMMANDS.values()):  # load and dump share one
+        _add_parsers(module, commands)
     return parser
 
 
@@ -89,12 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     except _Narrowed:
         args = _parser().parse_args(argv)  # exits with argparse's message and usage
     if args.command == "serve":
+        from .serve import serve
+
         serve(args)
-    elif args.command == "clock":
-        clock.run(args)
-    elif args.command == "streams":
-        streams.run(args)
-    elif args.command == "advise":
-        advise.run(args)
-    else:  # load, dump (argparse rejects unknown commands)
-        data.run(args)
+    else:  # argparse rejects unknown commands
+        import_module(f".{_COMMANDS[args.command]}", __name__).run(args)

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from .remote import call, region_of, session
 
 
-def add_parser(commands: Any) -> None:
+def add_parsers(commands: Any) -> None:
     advise = commands.add_parser("advise", help="print a running server's access-pattern findings "
                                  "(Scan used as a WHERE clause, hot keys, growing collections...)")
     advise.add_argument("--endpoint", default="http://127.0.0.1:8000", help="the server's URL")

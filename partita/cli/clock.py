@@ -13,7 +13,7 @@ from typing import Any
 from .options import parse_duration
 
 
-def add_parser(commands: Any) -> None:
+def add_parsers(commands: Any) -> None:
     clock = commands.add_parser("clock", help="read or move a running server's clock (TTL, streams, windows)")
     actions = clock.add_subparsers(dest="action", required=True)
     advance = actions.add_parser("advance", help="move the server clock forward")

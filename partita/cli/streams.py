@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 
-def add_parser(commands: Any) -> None:
+def add_parsers(commands: Any) -> None:
     streams = commands.add_parser("streams", help="DynamoDB Streams tools")
     stream_actions = streams.add_subparsers(dest="action", required=True)
     tail = stream_actions.add_parser("tail", help="print a table's stream records as JSON lines")

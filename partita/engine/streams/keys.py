@@ -15,7 +15,6 @@ shard and also across a stream's shards in commit order; a split of a shard
 
 from __future__ import annotations
 
-import hashlib
 import struct
 
 RECORD_SPACE = b"\x06"
@@ -75,10 +74,12 @@ def shard_ids(arn: str, first_index: int, count: int, created_ms: int) -> list[s
     then agree, as on the service where children are always created after
     their parent. Digests are distinct within a batch.
     """
+    from hashlib import sha256  # with the first stream, not with the engine (reader._mac says why)
+
     digests: set[str] = set()
     n = first_index
     while len(digests) < count:
-        digests.add(hashlib.sha256(f"{arn}#{n}".encode()).hexdigest()[:8])
+        digests.add(sha256(f"{arn}#{n}".encode()).hexdigest()[:8])
         n += 1
     return [f"shardId-{created_ms:020d}-{digest}" for digest in sorted(digests)]
 

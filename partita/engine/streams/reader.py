@@ -11,8 +11,6 @@ refused). Records are returned as stored, without parsing them again.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import os
 import struct
 from typing import Any
@@ -159,7 +157,7 @@ class StreamReader:
 
     def _iterator(self, meta: dict[str, Any], shard: int, start: int, exact: bool) -> str:
         body = _TOKEN.pack(meta["id"], shard, start, int(self._clock.now() * 1000), exact)
-        mac = hmac.new(self._key(), meta["arn"].encode() + body, hashlib.sha256).digest()[:_MAC_BYTES]
+        mac = _mac(self._key(), meta["arn"].encode() + body)
         return f"{meta['arn']}|1|{base64.b64encode(body + mac).decode()}"
 
     def _decode(self, iterator: str) -> tuple[dict[str, Any], dict[str, Any], int, bool]:
@@ -171,8 +169,9 @@ class StreamReader:
         if not arn or len(raw) != _TOKEN.size + _MAC_BYTES:
             raise ValidationException(INVALID_ITERATOR)
         body, mac = raw[: _TOKEN.size], raw[_TOKEN.size :]
-        expected = hmac.new(self._key(), arn.encode() + body, hashlib.sha256).digest()[:_MAC_BYTES]
-        if not hmac.compare_digest(mac, expected):
+        from hmac import compare_digest
+
+        if not compare_digest(mac, _mac(self._key(), arn.encode() + body)):
             raise ValidationException(INVALID_ITERATOR)
         stream_id, shard, start, created_ms, exact = _TOKEN.unpack(body)
         if self._clock.now() * 1000 - created_ms > ITERATOR_SECONDS * 1000:
@@ -265,3 +264,12 @@ def oldest_time(view: ReadView, stream_id: int, shard: int) -> float | None:
     for _, raw in view.range(record_prefix(stream_id, shard), record_prefix(stream_id, shard + 1), limit=1):
         return float(struct.unpack_from(">d", raw)[0])
     return None
+
+
+def _mac(key: bytes, data: bytes) -> bytes:
+    """An iterator's signature. hmac and hashlib load with the first iterator, not with the
+    engine: a server that never reads a stream does not pay their import (OpenSSL's set-up)."""
+    import hashlib
+    import hmac
+
+    return hmac.new(key, data, hashlib.sha256).digest()[:_MAC_BYTES]
