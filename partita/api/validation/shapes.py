@@ -48,6 +48,7 @@ import orjson
 
 from partita.errors import ShapeValidationException, ValidationException
 
+from . import model_copy
 from .compiler import ContainerCheck, ShapeCompiler
 from .leaves import serialization
 from .model_patches import LATER_MEMBERS, REQUIRED_FIRST
@@ -73,6 +74,8 @@ def read_model(service: str) -> dict[str, Any]:
     the server for one JSON file: 100 ms of start-up. Same file, same choice of
     version (the greatest directory name holding it); a model with SDK extras
     to merge (none for these two services today) goes through the Loader itself.
+    The file's documentation is left out, and the rest is kept between runs
+    (model_copy.py).
     """
     spec = importlib.util.find_spec("botocore")
     if spec is None or not spec.submodule_search_locations:
@@ -86,10 +89,15 @@ def read_model(service: str) -> dict[str, Any]:
 
         return Loader().load_service_model(service, "service-2")  # type: ignore[no-any-return]
     plain = latest / "service-2.json"
-    if plain.is_file():
-        return orjson.loads(plain.read_bytes())  # type: ignore[no-any-return]
-    # zlib, not gzip: the gzip module costs more to import than the file takes to read.
-    return orjson.loads(zlib.decompress((latest / "service-2.json.gz").read_bytes(), 16 + zlib.MAX_WBITS))  # type: ignore[no-any-return]
+    return model_copy.read(plain if plain.is_file() else latest / "service-2.json.gz", service, _parse)
+
+
+def _parse(source: Path) -> dict[str, Any]:
+    data = source.read_bytes()
+    if source.suffix == ".gz":
+        # zlib, not gzip: the gzip module costs more to import than the file takes to read.
+        data = zlib.decompress(data, 16 + zlib.MAX_WBITS)
+    return orjson.loads(data)  # type: ignore[no-any-return]
 
 
 def _load(service: str = DYNAMODB) -> tuple[dict[str, Any], ShapeCompiler]:
