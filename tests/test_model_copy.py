@@ -19,14 +19,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.api.validation import shapes
 from partita.api.validation.model_copy import cache_folder, read, without_prose
+from partita.api.validation.shapes import parse_file as _parse
+
+_PROSE_KEYS = ("documentation", "documentationUrl")
+
+
+def _fields(node: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in node.items() if k not in _PROSE_KEYS}
 
 
 def _prose_free(node: Any) -> Any:
-    """The generic answer: every `documentation`/`documentationUrl` key removed, wherever it is."""
+    """The generic answer: every prose key removed, wherever it is."""
     if isinstance(node, dict):
-        return {k: _prose_free(v) for k, v in node.items() if k not in ("documentation", "documentationUrl")}
+        return {k: _prose_free(v) for k, v in _fields(node).items()}
     if isinstance(node, list):
         return [_prose_free(v) for v in node]
     return node
@@ -50,13 +56,9 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return own
 
 
-def _parse(path: Path) -> dict[str, Any]:
-    return shapes._parse(path)
-
-
 @pytest.mark.parametrize("service", ["dynamodb", "dynamodbstreams"])
 def test_the_copy_drops_only_prose(service: str) -> None:
-    full = shapes._parse(_botocore_source(service))
+    full = _parse(_botocore_source(service))
     bare = without_prose(full)
     assert bare == _prose_free(full)  # botocore keeps prose only where without_prose looks
     assert b"documentation" not in orjson.dumps(bare)
@@ -79,14 +81,11 @@ def test_names_are_never_taken_for_prose(operations: dict[str, Any], shapes_: di
     bare = without_prose(model)
     assert bare["operations"].keys() == operations.keys()
     assert bare["shapes"].keys() == shapes_.keys()
-    def fields(node: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in node.items() if k not in ("documentation", "documentationUrl")}
-
     assert bare == {
-        **fields(top),
-        "operations": {name: fields(operation) for name, operation in operations.items()},
-        "shapes": {name: {**fields(definition),
-                          "members": {member: fields(field) for member, field in definition["members"].items()}}
+        **_fields(top),
+        "operations": {name: _fields(operation) for name, operation in operations.items()},
+        "shapes": {name: {**_fields(definition),
+                          "members": {member: _fields(field) for member, field in definition["members"].items()}}
                    for name, definition in shapes_.items()},
     }
 

@@ -89,10 +89,11 @@ def read_model(service: str) -> dict[str, Any]:
 
         return Loader().load_service_model(service, "service-2")  # type: ignore[no-any-return]
     plain = latest / "service-2.json"
-    return model_copy.read(plain if plain.is_file() else latest / "service-2.json.gz", service, _parse)
+    return model_copy.read(plain if plain.is_file() else latest / "service-2.json.gz", service, parse_file)
 
 
-def _parse(source: Path) -> dict[str, Any]:
+def parse_file(source: Path) -> dict[str, Any]:
+    """A botocore model file, plain or gzipped, parsed."""
     data = source.read_bytes()
     if source.suffix == ".gz":
         # zlib, not gzip: the gzip module costs more to import than the file takes to read.
