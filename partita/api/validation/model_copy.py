@@ -8,15 +8,15 @@ start. The same model without documentation is 113 KB and parses in about
 1 ms. So the first run writes that copy to the user's cache folder
 (`$XDG_CACHE_HOME/partita`, else `~/.cache/partita`), and later runs read it.
 
-The copy is named after the source file's identity: its path, size and
-modification time. An upgraded botocore therefore means a new file, which is
-read in full once and gets a copy of its own (an older one stays until the
-folder is cleared; each is about 113 KB). A copy that cannot be read or
-written (a read-only home, a full disk, a damaged file) costs that run the full
-read and nothing else: the validator never depends on the cache. A copy that
-parses as a JSON object is trusted: this module only ever writes one whole
-(a temporary file renamed over it). The folder is the user's own, like every
-cache of a user's tools.
+The copy is named after the source file's identity (its path, size and
+modification time) and this module's format. An upgraded botocore therefore
+means a new file, which is read in full once and gets a copy of its own (an
+older one stays until the folder is cleared; each is about 113 KB). A copy
+that cannot be read or written (a read-only home, a full disk, a damaged
+file) costs that run the full read and nothing else: the validator never
+depends on the cache. A copy that parses as a JSON object is trusted: this
+module only ever writes one whole (a temporary file renamed over it). The
+folder is the user's own, like every cache of a user's tools.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ import orjson
 #: Keys whose values are prose for people. botocore's models hold them at four places: the
 #: model, each operation, each shape and each member; prose anywhere else would simply stay.
 _PROSE = ("documentation", "documentationUrl")
+#: In every copy's name: a Partita that keeps other parts of the model changes it, so that it
+#: never reads a copy written by another.
+_FORMAT = 1
 
 
 def _bare(node: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +75,7 @@ def _copy_path(source: Path, service: str) -> Path | None:
     except OSError:
         return None
     identity = zlib.crc32(os.fsencode(source.resolve()))
-    return cache_folder() / f"model-{service}-{identity:08x}-{stat.st_size}-{stat.st_mtime_ns}.json"
+    return cache_folder() / f"model{_FORMAT}-{service}-{identity:08x}-{stat.st_size}-{stat.st_mtime_ns}.json"
 
 
 def read(source: Path, service: str, parse: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
