@@ -21,6 +21,10 @@ RESULTS_DIR = BENCH_DIR / "results"
 
 Json = dict[str, Any]
 
+#: An Authorization header for a server without --auth: it reads the scope, not the signature.
+UNCHECKED_AUTH = ("AWS4-HMAC-SHA256 Credential=partita/20240101/us-east-1/dynamodb/aws4_request, "
+                  "SignedHeaders=host;x-amz-date, Signature=0000")
+
 
 class BenchError(Exception):
     pass
@@ -32,3 +36,8 @@ def say(message: str) -> None:
 
 def indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def named_trees(specs: list[str]) -> list[tuple[str, Path]]:
+    """`--tree NAME=DIR` options (the A/B of source trees) as names and resolved folders."""
+    return [(name, Path(path).resolve()) for name, _, path in (spec.partition("=") for spec in specs)]

@@ -37,12 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from client import Signer
-from common import BENCH_DIR, PEERS_DIR, REPO_DIR, say
+from common import BENCH_DIR, PEERS_DIR, REPO_DIR, UNCHECKED_AUTH, named_trees, say
 from servers import DYNALITE_CLI, free_port, rss_mib
 
 _SERVE = "import sys; from partita.cli import main; sys.exit(main())"
-_AUTH = ("AWS4-HMAC-SHA256 Credential=partita/20240101/us-east-1/dynamodb/aws4_request, "
-         "SignedHeaders=host;x-amz-date, Signature=0000")
 #: The child of the `local` measurement; phases in ms on its own clock, as one JSON line.
 _LOCAL = f"""
 import time
@@ -56,7 +54,7 @@ def ask(endpoint):
     body = b"{{}}"
     head = ("POST / HTTP/1.1\\r\\nHost: %s:%s\\r\\nX-Amz-Target: DynamoDB_20120810.ListTables\\r\\n"
             "Content-Type: application/x-amz-json-1.0\\r\\nX-Amz-Date: 20240101T000000Z\\r\\n"
-            "Authorization: {_AUTH}\\r\\nContent-Length: %d\\r\\n\\r\\n" % (host, port, len(body)))
+            "Authorization: {UNCHECKED_AUTH}\\r\\nContent-Length: %d\\r\\n\\r\\n" % (host, port, len(body)))
     with socket.create_connection((host, int(port))) as sock:
         sock.sendall(head.encode() + body)
         answer = sock.recv(65536)
@@ -211,7 +209,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every run here")
     opts = parser.parse_args()
     wanted = opts.servers.split(",")
-    trees = [(name, Path(path).resolve()) for name, _, path in (t.partition("=") for t in opts.tree)]
+    trees = named_trees(opts.tree)
     if not trees:
         trees = [("", REPO_DIR)]
     python = _python()

@@ -11,8 +11,6 @@ import sys
 from importlib import import_module
 from typing import Any, NoReturn
 
-from .options import add_serve_options
-
 
 def _version() -> str:
     """The installed distribution's version (what `pip install .` recorded)."""
@@ -35,9 +33,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-#: Each command's module (in this package), in the order `partita --help` lists them. A
-#: module is imported only when its command runs or every parser is built (help, errors):
-#: `partita serve`, and `local()` which reads serve's options, load none of the others.
+#: Each command's module (in this package), in the order `partita --help` lists them; each
+#: declares its parsers (`add_parsers`) and runs them (`run`). A module is imported only when
+#: its command runs or every parser is built (help, errors): `partita serve`, and `local()`
+#: which reads serve's options, load none of the others.
 _COMMANDS: dict[str, str] = {
     "serve": "serve",
     "clock": "clock",
@@ -48,12 +47,8 @@ _COMMANDS: dict[str, str] = {
 }
 
 
-def _add_parsers(module: str, commands: Any) -> None:
-    """Add the parsers `module`'s commands declare (serve's are options.py's, which serve needs anyway)."""
-    if module == "serve":
-        add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
-    else:
-        import_module(f".{module}", __name__).add_parsers(commands)
+def _module(name: str) -> Any:
+    return import_module(f".{name}", __name__)
 
 
 class _Narrowed(Exception):
@@ -79,10 +74,10 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     if command is not None:
-        _add_parsers(_COMMANDS[command], commands)
+        _module(_COMMANDS[command]).add_parsers(commands)
         return parser
     for module in dict.fromkeys(_COMMANDS.values()):  # load and dump share one
-        _add_parsers(module, commands)
+        _module(module).add_parsers(commands)
     return parser
 
 
@@ -92,9 +87,4 @@ def main(argv: list[str] | None = None) -> None:
         args = _parser(argv[0] if argv and argv[0] in _COMMANDS else None).parse_args(argv)
     except _Narrowed:
         args = _parser().parse_args(argv)  # exits with argparse's message and usage
-    if args.command == "serve":
-        from .serve import serve
-
-        serve(args)
-    else:  # argparse rejects unknown commands
-        import_module(f".{_COMMANDS[args.command]}", __name__).run(args)
+    _module(_COMMANDS[args.command]).run(args)  # argparse rejects unknown commands

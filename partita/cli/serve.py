@@ -15,6 +15,7 @@ import socket
 import sys
 from typing import Any
 
+from .options import add_serve_options
 from .workers import supervise
 
 
@@ -75,7 +76,11 @@ def open_store(args: argparse.Namespace) -> Any:
     return open_sqlite(args.data_dir, args.sync)
 
 
-def serve(args: argparse.Namespace) -> None:
+def add_parsers(commands: Any) -> None:
+    add_serve_options(commands.add_parser("serve", help="serve the DynamoDB API over HTTP"))
+
+
+def run(args: argparse.Namespace) -> None:
     if args.in_memory and args.workers > 1:
         sys.exit(
             "partita: --in-memory cannot be used with --workers > 1: each worker is a "
