@@ -296,6 +296,70 @@ def test_malformed_request_after_good_ones(endpoint: str) -> None:
         assert reader.closed()
 
 
+def test_an_oversized_request_read_with_a_good_one_is_refused_after_its_answer(endpoint: str) -> None:
+    """Both arrive in one read: the good one's answer comes first, then the 413, then the close."""
+    oversized = request("PutItem", b"", headers={"Content-Length": str(MAX + 1)})
+    with connect(endpoint) as sock:
+        sock.sendall(request("ListTables", {"Limit": 1}) + oversized)
+        reader = Reader(sock)
+        status, headers, body = reader.response()
+        assert (status, "connection" in headers) == (200, False)
+        assert "TableNames" in json.loads(body)
+        status, headers, _ = reader.response()
+        assert (status, headers["connection"]) == (413, "close")
+        assert reader.closed()
+
+
+def test_100_continue_read_with_an_earlier_request_comes_after_its_answer(endpoint: str) -> None:
+    waiting = request("ListTables", {"Limit": 1}, headers={"Expect": "100-continue"})
+    head, _, body = waiting.partition(b"\r\n\r\n")
+    with connect(endpoint) as sock:
+        sock.sendall(request("ListTables", {"Limit": 1}) + head + b"\r\n\r\n")
+        reader = Reader(sock)
+        assert reader.response()[0] == 200
+        assert reader.response()[0] == 100
+        sock.sendall(body)
+        status, _, answer = reader.response()
+    assert status == 200
+    assert "TableNames" in json.loads(answer)
+
+
+def test_requests_of_many_connections_at_once_get_their_own_answers(endpoint: str, ddb: Any, table_name: str) -> None:
+    """Sent before any is read, so that one loop turn may answer several: each answer goes to its asker."""
+    create_table(ddb, table_name)
+    count = 12
+    for i in range(count):
+        ddb.put_item(TableName=table_name, Item={"pk": {"S": f"k{i}"}, "v": {"N": str(i)}})
+    socks = [connect(endpoint) for _ in range(count)]
+    try:
+        for i, sock in enumerate(socks):
+            get = request("GetItem", {"TableName": table_name, "Key": {"pk": {"S": f"k{i}"}}})
+            put = request("PutItem", {"TableName": table_name, "Item": {"pk": {"S": f"k{i}"}, "v": {"N": str(i + 100)}}})
+            sock.sendall(get + put + get)
+        for i, sock in enumerate(socks):
+            reader = Reader(sock)
+            answers = [reader.response() for _ in range(3)]
+            assert [status for status, _, _ in answers] == [200, 200, 200]
+            assert json.loads(answers[0][2]) == {"Item": {"pk": {"S": f"k{i}"}, "v": {"N": str(i)}}}
+            assert json.loads(answers[1][2]) == {}
+            assert json.loads(answers[2][2]) == {"Item": {"pk": {"S": f"k{i}"}, "v": {"N": str(i + 100)}}}
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_a_request_received_in_full_runs_though_its_client_has_gone(endpoint: str, ddb: Any, table_name: str) -> None:
+    create_table(ddb, table_name)
+    item = {"pk": {"S": "left"}, "v": {"N": "1"}}
+    with connect(endpoint) as sock:
+        sock.sendall(request("PutItem", {"TableName": table_name, "Item": item}))
+    for _ in range(100):  # the server may see the close before it answers: it still runs the write
+        if "Item" in ddb.get_item(TableName=table_name, Key={"pk": {"S": "left"}}):
+            break
+        time.sleep(0.01)
+    assert ddb.get_item(TableName=table_name, Key={"pk": {"S": "left"}})["Item"] == item
+
+
 def test_oversized_declared_body_is_refused_before_reading_it(endpoint: str) -> None:
     with connect(endpoint) as sock:
         sock.sendall(request("PutItem", b"", headers={"Content-Length": str(MAX + 1)}) + b"{" * 1000)

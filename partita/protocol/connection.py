@@ -91,6 +91,8 @@ class ServerState(Protocol):
 
     def hold_turn(self) -> None: ...
 
+    def defer(self, connection: HttpConnection, request: tuple[Any, ...]) -> None: ...
+
 
 class RequestToken:
     """Names one answered request to the store, so that a group commit can run it again.
@@ -113,7 +115,7 @@ class RequestToken:
 
 
 class HttpConnection(asyncio.Protocol):
-    """One client connection: parse, answer synchronously, write."""
+    """One client connection: parse, answer with the turn's other requests (server.py), write."""
 
     __slots__ = (
         "_server",
@@ -155,7 +157,8 @@ class HttpConnection(asyncio.Protocol):
         self._target_bytes = 0
         self._in_message = False  # a request has begun and is not yet answered
         self._in_head = True  # still reading a request line and headers
-        # Requests parsed while writing is paused; None when nothing waits.
+        # Requests parsed while writing is paused or while a request waits for
+        # its answer (`answer_deferred`); None when nothing waits.
         self._backlog: deque[tuple[Any, ...]] | None = None
         self._writing_paused = False
         self._closed = False  # no more input is processed, close is under way
@@ -318,9 +321,29 @@ class HttpConnection(asyncio.Protocol):
         if self._backlog is not None:
             self._backlog.append(request)
             return
-        self._answer(request)
-        if self._closed:
-            raise _Stop
+        # Answered once every read of this loop turn is parsed (server.py): what
+        # this read holds after it waits behind it, in order.
+        self._backlog = deque()
+        self._server.defer(self, request)
+
+    def answer_deferred(self, request: tuple[Any, ...]) -> None:
+        """Answer a request `defer` kept for the end of the reads, then what was parsed behind it.
+
+        Answered even if the client has gone meanwhile, as it would have
+        been at once: a request received in full runs. A fault here is the
+        server's own: logged, and the connection gets 500 and closes.
+        """
+        try:
+            self._answer(request)
+            while self._backlog and not self._writing_paused:
+                self._run_backlog_item(self._backlog.popleft())
+        except Exception:
+            log.exception("HTTP handling failed")
+            self._backlog = None
+            self._fail((500, b"", None, None))
+            return
+        if not self._writing_paused:
+            self._backlog = None  # else resume_writing answers the rest, then reads again
 
     # answering
 
