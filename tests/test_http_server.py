@@ -324,6 +324,26 @@ def test_100_continue_read_with_an_earlier_request_comes_after_its_answer(endpoi
     assert "TableNames" in json.loads(answer)
 
 
+UPGRADE = {"Connection": "Upgrade", "Upgrade": "websocket"}
+
+
+@pytest.mark.parametrize("earlier", [0, 1, 2])
+def test_a_request_to_switch_protocols_is_answered_then_the_connection_closes(endpoint: str, earlier: int) -> None:
+    """Partita speaks only HTTP/1.1: the request is answered as one, after those read with it, and nothing after it is."""
+    data = request("ListTables", {"Limit": 1}) * earlier + request(None, b"", method="GET", headers=UPGRADE)
+    with connect(endpoint) as sock:
+        sock.sendall(data + request("ListTables", {"Limit": 1}))
+        reader = Reader(sock)
+        for _ in range(earlier):
+            status, _, body = reader.response()
+            assert status == 200
+            assert "TableNames" in json.loads(body)
+        status, _, body = reader.response()
+        assert status == 200
+        assert body.startswith(b"healthy")
+        assert reader.closed()
+
+
 def test_requests_of_many_connections_at_once_get_their_own_answers(endpoint: str, ddb: Any, table_name: str) -> None:
     """Sent before any is read, so that one loop turn may answer several: each answer goes to its asker."""
     create_table(ddb, table_name)

@@ -61,6 +61,7 @@ _KEEP_ALIVE = b"connection: keep-alive\r\n"
 _REQUEST = 0  # (_REQUEST, method, headers, body, keep_alive, http10)
 _INTERIM = 1  # (_INTERIM,): a 100 Continue owed to the next request
 _FAIL = 2  # (_FAIL, answer): answer and close
+_END = 3  # (_END,): close without an answer (the client asked to switch protocols)
 
 
 class _Stop(Exception):
@@ -212,8 +213,13 @@ class HttpConnection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             # We speak no other protocol; what was answered stands, the rest
-            # of the stream cannot be parsed as HTTP/1.1.
-            self._finish()
+            # of the stream cannot be parsed as HTTP/1.1. Requests still
+            # waiting for their answers get them first.
+            if self._backlog is None:
+                self._finish()
+            elif not self._closed:
+                self._closed = True
+                self._backlog.append((_END,))
         except httptools.HttpParserCallbackError as error:
             if isinstance(error.__context__, _Stop):
                 return
@@ -353,6 +359,8 @@ class HttpConnection(asyncio.Protocol):
             self._answer(item)
         elif kind == _INTERIM:
             self._send(_CONTINUE)
+        elif kind == _END:
+            self._finish()
         else:
             self._write_and_close(item[1])
 
