@@ -19,7 +19,7 @@ import os
 from setuptools import Extension, setup
 
 COMPILED = """
-protocol/app.py protocol/connection.py
+protocol/app.py protocol/connection.py protocol/signing.py
 api/arns.py api/dispatch.py api/conflicts.py api/layers.py api/items.py api/reads.py api/batch.py api/expression_params.py
 api/validation/compiler.py api/validation/leaves.py api/validation/shapes.py api/validation/reads.py
 api/validation/key_conditions.py

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from in_process import Loop, Transport
+
 from partita.engine.engine import Engine
 from partita.protocol.app import PartitaApp
 from partita.protocol.server import HttpConnection, HttpServer
@@ -28,34 +30,6 @@ from partita.storage.sqlite import open_store
 
 ITEMS = 10_000
 CONNECTIONS = 8
-
-
-class _Transport:
-    def __init__(self) -> None:
-        self.answers = 0
-
-    def write(self, data: bytes) -> None:
-        self.answers += 1
-        assert data.startswith(b"HTTP/1.1 200"), data
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
-    def is_closing(self) -> bool:
-        return False
-
-    def get_extra_info(self, name: str, default: object = None) -> object:
-        return default
-
-
-class _Loop:
-    """Collects what the server schedules; the driver runs it at the end of each turn."""
-
-    def __init__(self) -> None:
-        self.soon: list[Any] = []
-
-    def call_soon(self, callback: Any, *args: Any) -> None:
-        self.soon.append((callback, args))
 
 
 def item(i: int, rng: random.Random) -> dict[str, Any]:
@@ -96,7 +70,7 @@ def main() -> None:
         engine.items.put("bench", item(i, rng))
     requests = [raw(*body(kind, rng)) for _ in range(count)]
     server = HttpServer(PartitaApp(engine))
-    loop = _Loop()
+    loop = Loop()
     server._loop = loop  # type: ignore[assignment]  # noqa: SLF001
     # as start() does (a server without optimistic writes has no token or rerun)
     optimistic = [server._token, server._rerun] if hasattr(server, "_rerun") else []  # noqa: SLF001
@@ -104,15 +78,13 @@ def main() -> None:
     connections = []
     for _ in range(CONNECTIONS):
         connection = HttpConnection(server)
-        connection.connection_made(_Transport())  # type: ignore[arg-type]
+        connection.connection_made(Transport(only_ok=True))  # type: ignore[arg-type]
         connections.append(connection)
     t0 = time.process_time()
     for at in range(0, count, CONNECTIONS):
         for connection, data in zip(connections, requests[at:at + CONNECTIONS], strict=False):
             connection.data_received(data)
-        soon, loop.soon = loop.soon, []
-        for callback, args in soon:
-            callback(*args)
+        loop.run_turn()
     spent = time.process_time() - t0
     assert sum(c._transport.answers for c in connections) == count  # type: ignore[union-attr]  # noqa: SLF001
     print(f"{kind}: {spent / count * 1e6:.1f} us CPU a request ({count} requests)")

@@ -259,6 +259,12 @@ SERVERS: dict[str, ServerDef] = {
                       _pg_database(port), "--port", str(port)],
         "set PARTITA_BENCH_PG_URL to a PostgreSQL URL (tests/pg/cluster.sh start DIR prints one)",
     ),
+    # not run by default: partita-pg-2w from PARTITA_BENCH_BASELINE's tree (before/after)
+    "partita-pg-2w-baseline": ServerDef(
+        "partita-pg-2w-baseline",
+        lambda port: _baseline("--workers", "2", "--backend", _pg_database(port))(port),
+        "set PARTITA_BENCH_BASELINE to a Partita source tree and PARTITA_BENCH_PG_URL to a PostgreSQL URL",
+    ),
     "dynalite": ServerDef(
         "dynalite",
         lambda port: ["node", str(DYNALITE_CLI), "--host", "127.0.0.1", "--port", str(port)],

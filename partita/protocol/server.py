@@ -79,7 +79,7 @@ from time import gmtime, time
 from typing import Any
 
 from .app import PartitaApp
-from .connection import LINGER_SECONDS, HttpConnection, RequestToken, SigningConnection
+from .connection import LINGER_SECONDS, HttpConnection, RequestToken
 
 log = logging.getLogger("partita.http")
 
@@ -154,7 +154,11 @@ class HttpServer:
         self._done = loop.create_future()
         self.clock = loop.time()
         # With --auth a repeated header is also kept joined, as SigV4 signs it.
-        connection = HttpConnection if getattr(self.app, "auth", None) is None else SigningConnection
+        connection: type[HttpConnection] = HttpConnection
+        if getattr(self.app, "auth", None) is not None:
+            from .signing import SigningConnection  # --auth's: a server without it never loads it
+
+            connection = SigningConnection
         self._server = await loop.create_server(
             lambda: connection(self), sock=sock, backlog=2048, ssl=self.ssl_context
         )
