@@ -107,16 +107,20 @@ def _partita_tree(variable: str) -> Callable[[int], list[str]]:
     return command
 
 
+def tree_command(tree: str, port: int, *options: str) -> list[str]:
+    """`partita serve OPTIONS --port PORT` from the source tree `tree`, on this checkout's .venv."""
+    python = REPO_DIR / ".venv" / "bin" / "python"
+    # The tree goes first on sys.path: a server runs in this checkout, which -c would put there.
+    code = f"import sys; sys.path.insert(0, {tree!r}); from partita.cli import main; sys.exit(main())"
+    return [str(python), "-c", code, "serve", *options, "--port", str(port)]
+
+
 def _baseline(*options: str) -> Callable[[int], list[str]]:
     """`partita serve OPTIONS` from another source tree (PARTITA_BENCH_BASELINE, e.g. a checkout
-    of main): before/after ratios measured in one run. The tree runs on this checkout's .venv."""
+    of main): before/after ratios measured in one run."""
 
     def command(port: int) -> list[str]:
-        tree = os.environ.get("PARTITA_BENCH_BASELINE", "")
-        python = REPO_DIR / ".venv" / "bin" / "python"
-        # The tree goes first on sys.path: a server runs in this checkout, which -c would put there.
-        code = f"import sys; sys.path.insert(0, {tree!r}); from partita.cli import main; sys.exit(main())"
-        return [str(python), "-c", code, "serve", *options, "--port", str(port)]
+        return tree_command(os.environ.get("PARTITA_BENCH_BASELINE", ""), port, *options)
 
     return command
 

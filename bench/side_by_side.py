@@ -23,21 +23,17 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from common import REPO_DIR, RESULTS_DIR, BenchError, named_trees, say
-from servers import RunningServer, ServerDef
+from common import RESULTS_DIR, BenchError, named_trees, say
+from servers import RunningServer, ServerDef, tree_command
 from tables import create_table, make_tables, preload
 from workloads import WORKLOADS
 from wrk import WrkResult, run_wrk, write_pool
 
 
 def _tree_server(name: str, tree: Path) -> ServerDef:
-    """`partita serve --in-memory` with `tree` first on sys.path, on this checkout's .venv."""
-
-    def command(port: int) -> list[str]:
-        code = f"import sys; sys.path.insert(0, {str(tree)!r}); from partita.cli import main; sys.exit(main())"
-        return [str(REPO_DIR / ".venv" / "bin" / "python"), "-c", code, "serve", "--in-memory", "--port", str(port)]
-
-    return ServerDef(name, command, "install the project into .venv (pip install -e .)")
+    """`partita serve --in-memory` from `tree`."""
+    return ServerDef(name, lambda port: tree_command(str(tree), port, "--in-memory"),
+                     "install the project into .venv (pip install -e .)")
 
 
 def _pair(trees: list[tuple[str, Path]], workload_name: str, opts: argparse.Namespace, index: int,

@@ -53,6 +53,7 @@ _STATUS_LINES = {
     for status in HTTPStatus
 }
 _REQUEST_TIMEOUT: Answer = (408, b"", None, None)
+_SERVER_FAULT: Answer = (500, b"", None, None)
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _CLOSE = b"connection: close\r\n"
 _KEEP_ALIVE = b"connection: keep-alive\r\n"
@@ -224,7 +225,7 @@ class HttpConnection(asyncio.Protocol):
             if isinstance(error.__context__, _Stop):
                 return
             log.error("HTTP handling failed", exc_info=error.__context__ or error)
-            self._fail((500, b"", None, None))
+            self._fail(_SERVER_FAULT)
         except httptools.HttpParserError:
             self._fail((400, b"", None, None))
 
@@ -240,8 +241,7 @@ class HttpConnection(asyncio.Protocol):
         """The buffer drained: answer what waited, in order, then read again."""
         self._writing_paused = False
         self.last_active = self._server.clock
-        while self._backlog and not self._writing_paused:
-            self._run_backlog_item(self._backlog.popleft())
+        self._answer_backlog()
         if self._writing_paused or self._transport is None:
             return
         self._backlog = None
@@ -341,17 +341,21 @@ class HttpConnection(asyncio.Protocol):
         """
         try:
             self._answer(request)
-            while self._backlog and not self._writing_paused:
-                self._run_backlog_item(self._backlog.popleft())
+            self._answer_backlog()
         except Exception:
             log.exception("HTTP handling failed")
             self._backlog = None
-            self._fail((500, b"", None, None))
+            self._fail(_SERVER_FAULT)
             return
         if not self._writing_paused:
             self._backlog = None  # else resume_writing answers the rest, then reads again
 
     # answering
+
+    def _answer_backlog(self) -> None:
+        """Answer what waits in the backlog, in order, until it is empty or writing pauses."""
+        while self._backlog and not self._writing_paused:
+            self._run_backlog_item(self._backlog.popleft())
 
     def _run_backlog_item(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
