@@ -24,7 +24,7 @@ from ..engine.items.single import check_item_size
 from ..engine.items.updates import LEGACY_WRONG_TYPE, BoundUpdate, bind_update, updated_attributes
 from ..engine.model.values import normalize_item
 from ..engine.tables.schema import Table
-from ..errors import RequestFault, ValueFault
+from ..errors import DynamoDBError, RequestFault, ValueFault
 from .expression_params import CURRENT, ENVELOPED, Expressions, read_expressions
 from .layers import ENVELOPED_FAULTS, current_wording, enveloped
 
@@ -150,6 +150,26 @@ def get_item(engine: Engine, request: dict[str, Any], as_stored: bool = False) -
     if document is not None:
         out["ConsumedCapacity"] = document
     return out
+
+
+def read_ahead(engine: Engine, requests: list[Any]) -> None:
+    """Hint the engine at a loop turn's GetItems, about to run (protocol/server.py, `answer_pending`).
+
+    Before any validation: a request whose table and key this cannot read is
+    left out, and meets its error when it runs.
+    """
+    gets = []
+    for request in requests:
+        if request.__class__ is not dict:
+            continue
+        table_name = request.get("TableName")
+        if table_name.__class__ is not str:
+            continue
+        try:
+            gets.append((table_name, normalize_item(request.get("Key")), bool(request.get("ConsistentRead"))))
+        except DynamoDBError:
+            continue
+    engine.items.read_ahead(gets)
 
 
 def get_item_operation(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:

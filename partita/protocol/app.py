@@ -56,6 +56,7 @@ _UNKNOWN_XML = b"<UnknownOperationException/>\n"
 #: X-Amz-Target values already split into (service, operation): the few every client sends,
 #: looked up instead of decoded and split on every request (bounded: a target is any text).
 _TARGETS: dict[bytes, tuple[str, str]] = {}
+_GET_ITEM = b"DynamoDB_20120810.GetItem"
 _MAX_TARGETS = 512
 # What every SDK sends; a match passes the checks below without parsing (a
 # fast path, ~1.5 us a request). Values are printable ASCII without space or
@@ -416,6 +417,27 @@ class PartitaApp:
             log.exception("internal error")
             error = InternalServerError("Internal server error")
             return error.status, orjson.dumps(error.body())
+
+    def read_ahead(self, requests: list[tuple[dict[bytes, bytes], bytes]]) -> bool:
+        """Hint the store at the GetItems among a loop turn's requests (headers, body) before they run.
+
+        Whether any was hinted; if so, `end_read_ahead` once they are answered."""
+        gets = []
+        for headers, body in requests:
+            if headers.get(b"x-amz-target") == _GET_ITEM and b"content-encoding" not in headers:
+                try:
+                    gets.append(orjson.loads(body))
+                except orjson.JSONDecodeError:
+                    pass
+        if len(gets) < 2:
+            return False
+        from ..api.items import read_ahead
+
+        read_ahead(self.engine, gets)
+        return True
+
+    def end_read_ahead(self) -> None:
+        self.engine.items.forget_read_ahead()
 
     def _run(
         self, headers: dict[bytes, bytes], body: bytes, raw: bytes | None = None, path: bytes = b"/"

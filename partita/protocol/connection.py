@@ -59,7 +59,7 @@ _CLOSE = b"connection: close\r\n"
 _KEEP_ALIVE = b"connection: keep-alive\r\n"
 
 # Items of a connection's backlog (requests parsed while writing is paused).
-_REQUEST = 0  # (_REQUEST, method, headers, body, keep_alive, http10)
+_REQUEST = 0  # (_REQUEST, method, headers, body, keep_alive, http10, url)
 _INTERIM = 1  # (_INTERIM,): a 100 Continue owed to the next request
 _FAIL = 2  # (_FAIL, answer): answer and close
 _END = 3  # (_END,): close without an answer (the client asked to switch protocols)

@@ -135,6 +135,8 @@ class HttpServer:
         # With a group store, each request's metric counts are journaled, and those of a
         # request that may run again wait for the commit (`counted`): a rerun counts once.
         self.stats: Any = app.engine.stats if self._group is not None else None
+        # A store whose reads are round trips (PostgreSQL) reads a turn's GetItems ahead, in one.
+        self._reads_ahead = bool(getattr(store, "reads_ahead", False)) and getattr(app, "regions", None) is None
         self.counted: list[RequestToken] = []
         self.holding = False
         # Whether the store's group is open: its held answers wait for the commit.
@@ -192,10 +194,30 @@ class HttpServer:
         pending, self.pending = self.pending, []
         scheduled = self.holding
         self.holding = True
-        for connection, request in pending:
-            connection.answer_deferred(request)
+        ahead = self._reads_ahead and len(pending) > 1 and self._read_ahead(pending)
+        try:
+            for connection, request in pending:
+                connection.answer_deferred(request)
+        finally:
+            if ahead:
+                self.app.end_read_ahead()
         if not scheduled:
             self.end_turn()
+
+    def _read_ahead(self, pending: list[tuple[HttpConnection, tuple[Any, ...]]]) -> bool:
+        """Hint the store at the turn's GetItems; whether it read any ahead (then `end_read_ahead`).
+
+        A fault here is logged and the turn answered without: a hint must not
+        cost a request its answer.
+        """
+        try:
+            # request: (kind, method, headers, body, keep-alive, HTTP/1.0, path), connection.py's
+            return self.app.read_ahead(
+                [(request[2], request[3]) for _, request in pending if request[1] == "POST" and request[6] == b"/"])
+        except Exception:
+            log.exception("reading a turn's GetItems ahead failed")
+            self.app.end_read_ahead()
+            return False
 
     def hold_turn(self) -> None:
         """Hold answers until this loop turn ends (connections call it with their turn's first answer)."""

@@ -108,6 +108,21 @@ class Store(ReadView):
         """
         return self
 
+    #: Whether `read_ahead` does anything: the server reads a loop turn's GetItems ahead only then.
+    reads_ahead = False
+
+    def read_ahead(self, keys: list[bytes]) -> None:
+        """A hint: these rows are about to be read, each by its own request, before any write.
+
+        A store whose every read is a round trip (PostgreSQL) reads them in
+        one and serves the point reads that follow from what it read, until
+        its next write or `forget_ahead`: a request received before the read
+        ahead may be answered as of that moment. The others need nothing.
+        """
+
+    def forget_ahead(self) -> None:
+        """The rows `read_ahead` read are no longer to be served (the loop turn is over)."""
+
     @abstractmethod
     def write(self, transactional: bool = False, exclusive: bool = False) -> AbstractContextManager[WriteTxn]:
         """A read-write transaction, serializable against every other writer.

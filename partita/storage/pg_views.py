@@ -103,6 +103,20 @@ class Reader(ReadView):
             return None
         return result.get_value(0, 0), int8(result.get_value(0, 1))  # type: ignore[return-value, arg-type]
 
+    def get_many(self, keys: list[bytes]) -> dict[bytes, tuple[bytes, int] | None]:
+        """Several rows with their weights, in one round trip (the statements travel together)."""
+        wire = self._wire
+        with MAPPED:
+            sent = []
+            for key in keys:
+                tid, ph = group_of(key)
+                sent.append((key, wire.send(S_GET, (b"%d" % tid, b"%d" % ph, key))))
+            found: dict[bytes, tuple[bytes, int] | None] = {}
+            for key, number in sent:
+                result = wire.rows(number)
+                found[key] = (result.get_value(0, 0), int8(result.get_value(0, 1))) if result.ntuples else None  # type: ignore[assignment, arg-type]
+        return found
+
     def range(
         self,
         start: bytes,

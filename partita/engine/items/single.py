@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ...errors import ConditionalCheckFailedException, ValidationException
+from ...errors import ConditionalCheckFailedException, DynamoDBError, ValidationException
 from ...storage.base import ReadView, Store, WriteTxn
 from ..capacity import Consumed, read_units, write_units
 from ..capacity.charges import charge_write
@@ -284,6 +284,33 @@ class ItemOps:
         return_old_on_fail: bool = False,
     ) -> WriteResult:
         return self._write(prepare_delete(self._tables.get(table_name), key, condition, return_old_on_fail))
+
+    def read_ahead(self, gets: list[tuple[str, Item, bool]]) -> None:
+        """Hint the store at the rows of GetItems about to run, (table, key, ConsistentRead) each.
+
+        Only stores that read ahead (`Store.reads_ahead`) are asked, with the
+        rows of each read kind together. A request this cannot place (no such
+        table, a wrong key) is left out: it meets its error when it runs.
+        """
+        rows: dict[int, tuple[Store, list[bytes]]] = {}
+        for table_name, key, consistent in gets:
+            store = self._store if consistent else self._store.eventual
+            if not store.reads_ahead:
+                continue
+            try:
+                table = self._tables.get(table_name)
+                check_key(table, key)
+                row = table.row_key(key)
+            except DynamoDBError:
+                continue
+            rows.setdefault(id(store), (store, []))[1].append(row)
+        for store, keys in rows.values():
+            if len(keys) > 1:  # one row alone gains nothing over its own read
+                store.read_ahead(keys)
+
+    def forget_read_ahead(self) -> None:
+        """The turn those GetItems belonged to is over: nothing read ahead is served any more."""
+        self._store.forget_ahead()
 
     def get(
         self, table_name: str, key: Item, consistent: bool, as_stored: bool = False
