@@ -105,7 +105,19 @@ def test_servers_share_tables_and_items(start_server: Callable[..., Server]) -> 
         assert [int(i["sk"]["N"]) for i in got["Items"]] == list(range(20))
 
 
-def test_write_after_delete_on_another_server_finds_no_table(start_server: Callable[..., Server]) -> None:
+def _write_kinds(name: str, key: str) -> dict[str, Callable[[Any], Any]]:
+    """One write of each kind: a single item, and batches whose rows are read in one round trip."""
+    items = [{"pk": {"S": key}}, {"pk": {"S": key + "2"}}]
+    return {
+        "put": lambda ddb: ddb.put_item(TableName=name, Item=items[0]),
+        "batch": lambda ddb: ddb.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": i}} for i in items]}),
+        "transaction": lambda ddb: ddb.transact_write_items(
+            TransactItems=[{"Put": {"TableName": name, "Item": i}} for i in items]),
+    }
+
+
+@pytest.mark.parametrize("kind", ["put", "batch", "transaction"])
+def test_write_after_delete_on_another_server_finds_no_table(start_server: Callable[..., Server], kind: str) -> None:
     """The generation is re-read inside every write: no write lands in a table another server deleted."""
     url = fresh_database()
     one = client_for(start_server("--backend", url).url)
@@ -116,14 +128,14 @@ def test_write_after_delete_on_another_server_finds_no_table(start_server: Calla
         deadline = time.monotonic() + 5
         while True:  # until the second server has the table cached
             try:
-                two.put_item(TableName=name, Item={"pk": {"S": "x"}})
+                _write_kinds(name, "x")[kind](two)
                 break
             except ClientError as error:
                 assert error.response["Error"]["Code"] == "ResourceNotFoundException"
                 assert time.monotonic() < deadline
         one.delete_table(TableName=name)
         with pytest.raises(ClientError) as excinfo:  # at once: no waiting for the NOTIFY
-            two.put_item(TableName=name, Item={"pk": {"S": "y"}})
+            _write_kinds(name, "y")[kind](two)
         assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 

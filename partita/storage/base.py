@@ -69,6 +69,9 @@ class ReadView(ABC):
     def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
         """(row count, sum of weights) of the rows with start <= key < end."""
 
+    def prefetch(self, keys: list[bytes]) -> None:  # noqa: B027 -- a hint: doing nothing is a right answer
+        """A hint: these rows are about to be read (a batch). A backend may read them in one go."""
+
 
 class WriteTxn(ReadView):
     """A serializable read-write transaction; commits when its block exits cleanly."""
@@ -85,9 +88,6 @@ class WriteTxn(ReadView):
     @abstractmethod
     def bump_generation(self) -> None:
         """Make `Store.generation()` change for every process once this transaction commits."""
-
-    def prefetch(self, keys: list[bytes]) -> None:
-        """A hint: these rows are about to be read (a batch). A backend may read them in one go."""
 
 
 class Store(ReadView):

@@ -75,6 +75,9 @@ class _View(ReadView):
     def stats(self, start: bytes, end: bytes) -> tuple[int, int]:
         return self._base.stats(self._prefix + start, self._prefix + end)
 
+    def prefetch(self, keys: list[bytes]) -> None:
+        self._base.prefetch([self._key(key) for key in keys])
+
 
 class _Txn(_View, WriteTxn):
     __slots__ = ()
@@ -91,9 +94,6 @@ class _Txn(_View, WriteTxn):
 
     def bump_generation(self) -> None:
         self._base.bump_generation()
-
-    def prefetch(self, keys: list[bytes]) -> None:
-        self._base.prefetch([self._key(key) for key in keys])
 
 
 class Namespaced(Store):

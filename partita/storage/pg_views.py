@@ -78,12 +78,14 @@ def _number(value: int | None) -> bytes | None:
 
 
 class Reader(ReadView):
-    __slots__ = ("_wire", "_span")
+    __slots__ = ("_wire", "_span", "_fetched")
 
     def __init__(self, wire: Wire) -> None:
         self._wire = wire
         #: The last range read: (lowest key, just past the highest key, its rows with their weights).
         self._span: tuple[bytes, bytes, list[tuple[bytes, bytes, int]]] | None = None
+        #: Rows `prefetch` read (None: absent), served to the point reads that follow.
+        self._fetched: dict[bytes, tuple[bytes, int] | None] | None = None
 
     def _ready(self) -> None:
         """Called between sending a read and waiting for it (a writer checks its generation there)."""
@@ -93,6 +95,9 @@ class Reader(ReadView):
         return None if row is None else row[0]
 
     def get_weighted(self, key: bytes) -> tuple[bytes, int] | None:
+        fetched = self._fetched
+        if fetched is not None and key in fetched:
+            return fetched[key]
         tid, ph = group_of(key)
         wire = self._wire
         with MAPPED:
@@ -111,11 +116,16 @@ class Reader(ReadView):
             for key in keys:
                 tid, ph = group_of(key)
                 sent.append((key, wire.send(S_GET, (b"%d" % tid, b"%d" % ph, key))))
+            self._ready()
             found: dict[bytes, tuple[bytes, int] | None] = {}
             for key, number in sent:
                 result = wire.rows(number)
                 found[key] = (result.get_value(0, 0), int8(result.get_value(0, 1))) if result.ntuples else None  # type: ignore[assignment, arg-type]
         return found
+
+    def prefetch(self, keys: list[bytes]) -> None:
+        """A batch's rows in one round trip rather than one each (BatchGetItem, BatchWriteItem, transactions)."""
+        self._fetched = self.get_many(keys)
 
     def range(
         self,
@@ -211,6 +221,8 @@ class Writer(Reader, WriteTxn):
     def put(self, key: bytes, value: bytes, weight: int = 0) -> None:
         tid, ph = group_of(key)
         self._span = None
+        if self._fetched is not None:
+            self._fetched.pop(key, None)  # read again: the transaction sees its own write
         lock = None if self._transactional else item_lock(key)
         with MAPPED:
             if lock is not None and lock not in self._locked:
@@ -226,6 +238,8 @@ class Writer(Reader, WriteTxn):
     def delete(self, key: bytes) -> None:
         tid, ph = group_of(key)
         self._span = None
+        if self._fetched is not None:
+            self._fetched.pop(key, None)
         with MAPPED:
             self._claim(key)
             self._wire.send(S_DELETE, (b"%d" % tid, b"%d" % ph, key))
@@ -233,6 +247,7 @@ class Writer(Reader, WriteTxn):
     def delete_range(self, start: bytes, end: bytes) -> None:
         group = one_group(start, end)
         self._span = None
+        self._fetched = None
         with MAPPED:
             if group is not None:
                 self._wire.send(S_DELETE_GROUP_RANGE, (b"%d" % group[0], b"%d" % group[1], start, end))

@@ -106,9 +106,11 @@ def read_keys(
     (None in `items`, its position in `throttled`).
     """
     result = BatchGetResult()
+    rows = [read.table.row_key(read.key) for read in reads]
     with store.snapshot() as view:
-        for read in reads:
-            row = read.table.row_key(read.key)
+        if len(rows) > 1:
+            view.prefetch(rows)
+        for read, row in zip(reads, rows, strict=True):
             stored = view.get_weighted(row)
             item = None if stored is None else orjson.loads(stored[0])
             size = 0 if stored is None else stored[1]

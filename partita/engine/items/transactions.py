@@ -325,6 +325,8 @@ def _resolve_all(
     resolved: list[tuple[Item | None, Item | None]] = []
     reasons: list[Reason] = []
     failed = False
+    if len(actions) > 1:
+        view.prefetch([action.row for action in actions])
     for action in actions:
         try:
             resolved.append(resolve(view, action, guard))
