@@ -133,8 +133,9 @@ class PooledReads:
         them: the loop's, whose requests were all received before this read.
         A failure reads nothing ahead; each request then meets it itself.
         """
+        unique = list(dict.fromkeys(keys))  # a hot key read by many clients at once is read once
         try:
-            found = self._read(lambda reader: reader.get_many(keys))
+            found = self._read(lambda reader: reader.get_many(unique))
         except Exception:  # noqa: BLE001 -- a hint: the requests' own reads report what is wrong
             return
         self._ahead_thread = threading.get_ident()
