@@ -27,6 +27,11 @@ What real and bad clients do, and what happens here:
   rather than between the reads' system calls and parsing, keeps the
   engine's code and data in the CPU's caches: about a tenth more requests
   a second on the project's 2-core machines (docs/decisions.md);
+- on a store whose reads are round trips (PostgreSQL: `Store.reads_ahead`),
+  the GetItems among a turn's kept requests are read ahead in one round trip
+  before the first is answered (`_read_ahead`; docs/decisions.md, "On
+  PostgreSQL, a loop turn's GetItems are read in one round trip"); what was
+  read serves only this turn, until the store's next write;
 - answers of one event-loop turn leave together: the first answer of a
   turn starts holding, and what the turn's requests answered is written at
   its end, one write per connection (the next loop callback, after every

@@ -28,7 +28,10 @@ than return false: it divides by the result of
 `pg_try_advisory_xact_lock_shared`, and the division by zero becomes
 `ItemInTransaction`. Snapshots queue their BEGIN with their first read the
 same way, and a range read remembers its rows' weights, so the page's size
-statistics that follow it cost no statement.
+statistics that follow it cost no statement. A batch's rows (`prefetch`:
+BatchGetItem, BatchWriteItem, the transactions) and a loop turn's GetItems
+(`read_ahead`, asked by the HTTP server) are sent together and waited for
+once.
 
 Duty lock: a session advisory lock on a dedicated connection; a server that
 dies drops its connection and with it the lock.
