@@ -19,19 +19,11 @@ import os
 from setuptools import Extension, setup
 
 COMPILED = """
-protocol/app.py protocol/connection.py protocol/signing.py
-api/arns.py api/dispatch.py api/conflicts.py api/layers.py api/items.py api/reads.py api/batch.py api/expression_params.py
 api/validation/compiler.py api/validation/leaves.py api/validation/shapes.py api/validation/reads.py
 api/validation/key_conditions.py
-engine/items/single.py engine/items/writes.py engine/items/updates.py engine/items/reads.py engine/items/batch.py
 engine/model/values.py engine/model/sizes.py engine/model/item_keys.py engine/model/keys.py
-engine/tables/schema.py engine/tables/catalog.py engine/tables/projections.py engine/tables/lifecycle.py
 engine/capacity/meter.py engine/capacity/charges.py engine/capacity/stats.py engine/capacity/units.py
 engine/capacity/hotkeys.py
-engine/expressions/validate.py engine/expressions/evaluate.py engine/expressions/compare.py engine/expressions/legacy.py
-engine/streams/records.py engine/backups/changelog.py engine/advisor/shapes.py engine/advisor/advisor.py
-storage/base.py storage/memory.py storage/sqlite.py storage/sqlite_writers.py storage/sqlite_cache.py storage/sqlite_files.py
-storage/postgres.py storage/pg_wire.py storage/pg_keys.py storage/pg_views.py
 """.split()
 """Modules on the path of every item request, by profile (bench/README, issue 27).
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-WORKLOADS = ("get", "put", "batch", "query10k", "scan10k")
+WORKLOADS = ("get", "put", "update", "batch", "query10k", "scan10k")
 
 
 def _worker(requests: int) -> None:
