@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    # The build compiles the request path's modules with Cython (setup.py's COMPILED) while the
-    # other test workers run: past 300 s on a loaded 2-core host once (2026-12-07).
+    # The build compiles setup.py's COMPILED modules with Cython while the other test workers run:
+    # past 300 s on a loaded 2-core host once, when the list held 52 modules (18 since; 52 s alone).
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
                    check=True, capture_output=True, timeout=900)
     (built,) = out.glob("partita-*.whl")
