@@ -2,6 +2,7 @@
 
     python bench/startup_cpu.py                                   # this checkout, 15 processes
     python bench/startup_cpu.py --runs 15 --tree before=/tmp/main-checkout --tree after=.
+    python bench/startup_cpu.py --floor                           # local(): the libraries' share, then Partita's
 
 bench/startup.py times whole processes on the wall clock, which is what a
 user waits for; on a shared host its rounds can swing by a third, more than a
@@ -13,6 +14,15 @@ ListTables in process (the first request's lazy imports and the shape
 validator's model). No socket, no event loop. Trees run interleaved, one
 process each per round; the ratio is paired within a round. The same process's
 second request is not measured (it is tens of microseconds).
+
+`--floor` splits `local()`'s first start (import `partita.testing`, start,
+one ListTables over a socket, every thread's CPU) into what the libraries it
+loads cost and what is Partita's own: one unmeasured child records every
+module that is not Partita's in the order it was loaded; each measured child
+imports those first (the libraries' share, the floor no change to Partita's
+code can go below while it uses them), then does `local()`'s work (Partita's
+own share). The list is read from the tree measured, not written here, so it
+follows the code.
 """
 
 from __future__ import annotations
@@ -42,6 +52,59 @@ print((built - start) * 1e3, (time.process_time() - built) * 1e3)
 """
 
 
+#: `--floor`'s child. LIBRARIES is the list of module names to load first ([] when recording it).
+_LOCAL = r"""
+import sys, time, socket
+sys.path.insert(0, TREE)
+before = set(sys.modules)
+start = time.process_time()
+for name in LIBRARIES:
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+loaded = time.process_time()
+from partita.testing import local
+server = local(env=False).start()
+host, port = server.endpoint.rsplit("/", 1)[1].rsplit(":", 1)
+head = ("POST / HTTP/1.1\r\nHost: %s:%s\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+        "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20240101T000000Z\r\n"
+        "Authorization: %s\r\nContent-Length: 2\r\n\r\n{}" % (host, port, AUTH))
+with socket.create_connection((host, int(port))) as sock:
+    sock.sendall(head.encode())
+    assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+answered = time.process_time()
+if not LIBRARIES:
+    print(" ".join(n for n in sys.modules if n not in before and n.split(".")[0] != "partita"))
+print((loaded - start) * 1e3, (answered - loaded) * 1e3)
+server.stop()
+"""
+
+
+def _local(tree: Path, libraries: list[str]) -> list[str]:
+    child = (_LOCAL.replace("TREE", repr(str(tree))).replace("LIBRARIES", repr(libraries))
+             .replace("AUTH", repr(UNCHECKED_AUTH)))
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd="/tmp", check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: {done.stderr.strip()}")
+    return done.stdout.splitlines()
+
+
+def floor(trees: list[tuple[str, Path]], runs: int) -> None:
+    """`local()`'s first start as CPU time: its libraries' share, then Partita's own."""
+    libraries = {name: _local(tree, [])[0].split() for name, tree in trees}  # also warms the caches
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    for round_ in range(runs):
+        for name, tree in trees:
+            first, own = map(float, _local(tree, libraries[name])[-1].split())
+            results[name].append((first, own))
+        say(f"round {round_ + 1}/{runs}")
+    print("local(): import, start and one ListTables, CPU ms in a fresh process (every thread), median [min-max]")
+    for name, rows in results.items():
+        print(f"  {name:10s} libraries ({len(libraries[name])} modules) {_spread([a for a, _ in rows])}"
+              f"  Partita's own {_spread([b for _, b in rows])}  sum {_spread([a + b for a, b in rows])}")
+
+
 def _once(tree: Path) -> tuple[float, float]:
     child = _CHILD.replace("TREE", repr(str(tree))).replace("AUTH", repr(UNCHECKED_AUTH.encode()))
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd="/tmp", check=False)
@@ -60,10 +123,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR",
                         help="a Partita source tree (put first on sys.path); repeat to A/B trees")
+    parser.add_argument("--floor", action="store_true",
+                        help="local()'s first start split into its libraries' share and Partita's own")
     opts = parser.parse_args()
     trees = named_trees(opts.tree)
     if not trees:
         trees = [("partita", REPO_DIR)]
+    if opts.floor:
+        floor(trees, opts.runs)
+        return
     for _, tree in trees:
         _once(tree)  # unmeasured: byte-code caches and the model copy exist, as for an installed package
     results: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
