@@ -3,8 +3,9 @@
 In-process (the default) it runs the very server `partita serve` runs --
 the same engine wiring (`cli.serve.build_engine`) and the same HTTP server -- on
 its own uvloop event loop in a daemon thread, so starting it costs no
-interpreter start-up (a few milliseconds) and tests may reach into the
-engine (`reset()` is a direct store transaction). `subprocess=True` runs
+interpreter start-up (a process's first start about 0.1 s, mostly imports;
+later ones a few milliseconds) and tests may reach into the engine
+(`reset()` is a direct store transaction). `subprocess=True` runs
 `python -m partita serve` instead, for what a thread cannot give: several
 worker processes, the uvicorn front end, or a server that survives the
 test process's own signal handling; there `reset()` and `advance_clock()`
