@@ -54,7 +54,7 @@ print((built - start) * 1e3, (time.process_time() - built) * 1e3)
 
 #: `--floor`'s child. LIBRARIES is the list of module names to load first ([] when recording it).
 _LOCAL = r"""
-import sys, time, socket
+import sys, time
 sys.path.insert(0, TREE)
 before = set(sys.modules)
 start = time.process_time()
@@ -64,6 +64,7 @@ for name in LIBRARIES:
     except ImportError:
         pass
 loaded = time.process_time()
+import socket  # the client's; the server loads it too, so it is among LIBRARIES
 from partita.testing import local
 server = local(env=False).start()
 host, port = server.endpoint.rsplit("/", 1)[1].rsplit(":", 1)
