@@ -276,3 +276,55 @@ def test_conflicts_surface_as_dynamodb_does(start_server: Callable[..., Server])
     }
     assert final == applied  # every acknowledged increment, and no failed one, is in the table
     assert applied["b"] > 0 and applied["a"] > applied["b"]
+
+
+def _waiting_for_a_table_lock(url: str) -> bool:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'relation'").fetchone()
+        return row is not None and row[0] > 0
+
+
+@pytest.mark.parametrize("kind", ["transaction", "put"])
+def test_a_cycle_of_reads_and_writes_sharing_no_item_is_run_again(
+    start_server: Callable[..., Server], kind: str
+) -> None:
+    """PostgreSQL's serializable check can cancel a write that shares no item with any other writer
+    (its predicate locks cover whole ranges and index pages: a background index job, another table's
+    write). DynamoDB has no such conflict, so the write runs again inside Partita; a TransactWriteItems
+    is not cancelled with TransactionConflict for it, and a plain write is not refused."""
+    url = fresh_database()
+    ddb = client_for(start_server("--backend", url).url)
+    create_table(ddb, "pivot")
+    ddb.put_item(TableName="pivot", Item={"pk": {"S": "a"}, "n": {"N": "0"}})
+    update = {"TableName": "pivot", "Key": {"pk": {"S": "a"}}, "UpdateExpression": "SET n = :one",
+              "ExpressionAttributeValues": {":one": {"N": "1"}}}
+    outcome: list[Any] = []
+
+    def write() -> None:
+        try:
+            if kind == "transaction":
+                outcome.append(ddb.transact_write_items(TransactItems=[{"Update": update}]))
+            else:
+                outcome.append(ddb.update_item(**update))
+        except ClientError as error:
+            outcome.append(error.response)
+
+    # Another transaction that reads every row and rewrites the row every write reads (the catalog
+    # generation, unchanged), holding the rows' table until the write waits for it: the two then form
+    # a cycle of reads and writes through no item, and the write is the one PostgreSQL cancels.
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        other.execute("SELECT count(*) FROM partita_kv")
+        other.execute("UPDATE partita_meta SET value = value WHERE name = 'generation'")
+        other.execute("LOCK TABLE partita_kv IN SHARE MODE")
+        writer = threading.Thread(target=write)
+        writer.start()
+        deadline = time.monotonic() + 30
+        while not _waiting_for_a_table_lock(url):
+            assert time.monotonic() < deadline, "the write never reached the table"
+            time.sleep(0.01)
+        other.execute("COMMIT")
+    writer.join(30)
+    assert outcome and "Error" not in outcome[0], outcome
+    item = ddb.get_item(TableName="pivot", Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
+    assert item == {"pk": {"S": "a"}, "n": {"N": "1"}}

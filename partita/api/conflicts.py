@@ -5,9 +5,11 @@ wrote nothing, so the request can run again from the start: it re-reads the
 catalog and the items and decides anew. DynamoDB never shows such internal
 races to the caller, so neither does Partita: a plain write is retried here
 with a short jittered backoff. What DynamoDB does show is kept:
-TransactWriteItems turns its own conflicts into TransactionCanceledException
-(engine/items/transactions.py), and a plain write that meets an item a running
-transaction holds fails with TransactionConflictException.
+TransactWriteItems turns a conflict over its items into TransactionCanceledException
+(engine/items/transactions.py; a cycle through no item, `Unordered`, is run
+again here, and its cancellation is the answer only when every run met one),
+and a plain write that meets an item a running transaction holds fails with
+TransactionConflictException.
 
 BatchWriteItem is not atomic on DynamoDB, so its batch transaction (one
 commit for up to 25 items: what makes a batch fast) is only the first try.
@@ -97,10 +99,10 @@ def run(handler: Callable[[Any, dict[str, Any]], dict[str, Any]], engine: Any, r
             stats.forget(kept)
             if attempt == ATTEMPTS - 1:
                 raise TransactionConflictException(ONGOING) from None
-        except Conflict:
+        except Conflict as error:
             stats.forget(kept)
             if attempt == ATTEMPTS - 1:
-                raise TransactionConflictException(ONGOING) from None
+                raise (error.answer or TransactionConflictException(ONGOING)) from None
             if backoff is None:
                 backoff = Backoff()
             backoff.pause()

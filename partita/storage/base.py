@@ -23,6 +23,21 @@ class Conflict(Exception):
     request is safe to run again: the API front door retries it.
     """
 
+    #: What the front door answers when every run of the request met a conflict (None:
+    #: TransactionConflictException); a TransactWriteItems sets its cancellation here.
+    answer: Exception | None = None
+
+
+class Unordered(Conflict):
+    """PostgreSQL's serializable check found a cycle of reads and writes among concurrent transactions.
+
+    Its predicate locks cover index pages and whole ranges, so the
+    transactions may share no item (a request and a background index job,
+    two tables' writes): not a conflict DynamoDB would show. Even a
+    TransactWriteItems is run again for it, where a conflict over an item
+    (two writers updating one row, a deadlock) cancels it.
+    """
+
 
 class Stale(Conflict):
     """A row this request read changed before its write could commit; nothing was written.

@@ -16,7 +16,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import PoolTimeout
 
-from .base import Conflict, ItemInTransaction, ReadView, Unavailable, WriteTxn
+from .base import Conflict, ItemInTransaction, ReadView, Unavailable, Unordered, WriteTxn
 from .pg_keys import group_of, item_lock, one_group
 from .pg_statements import (
     S_BUMP,
@@ -63,6 +63,9 @@ class Mapped:
         if isinstance(error, pg_errors.DivisionByZero):  # only the claims divide: the item is a transaction's
             raise ItemInTransaction("the item is part of a running transaction") from error
         if isinstance(error, _CONFLICTS):
+            # The serializable check's own failure: its detail ("Reason code: ...") is never translated.
+            if (error.diag.message_detail or "").startswith("Reason code:"):
+                raise Unordered(str(error)) from error
             raise Conflict(str(error)) from error
         if isinstance(error, (psycopg.OperationalError, PoolTimeout)):
             raise Unavailable(str(error)) from error

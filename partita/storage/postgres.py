@@ -4,7 +4,9 @@ The same ordered bytes -> bytes contract as SQLite, over `partita_kv`
 (pg_schema.py). Write transactions are SERIALIZABLE; PostgreSQL's
 serialization failures and deadlocks become `Conflict`, which the API front
 door answers by running the request again (or, for TransactWriteItems, as
-DynamoDB's TransactionConflict). A lost connection becomes `Unavailable`,
+DynamoDB's TransactionConflict; not when the serializable check's own cycle
+of reads and writes failed it, `Unordered`, which may share no item with any
+other writer: that is run again too). A lost connection becomes `Unavailable`,
 a retryable 503, and the pool reconnects by itself.
 
 Catalog generation: a row of `partita_meta`, bumped in every catalog commit,

@@ -35,7 +35,7 @@ from ...errors import (
     ItemCollectionSizeLimitExceededException,
     ValidationException,
 )
-from ...storage.base import CatalogMoved, Conflict, ReadView, Store, WriteTxn
+from ...storage.base import CatalogMoved, Conflict, ReadView, Store, Unordered, WriteTxn
 from ..capacity import Consumed, read_units
 from ..capacity.charges import read_charge, write_charges
 from ..capacity.meter import Charge, Meter
@@ -264,13 +264,18 @@ class TransactionOps:
         """Run every action or none, in one store write transaction.
 
         A store that could not serialize it against a concurrent writer
-        (PostgreSQL) rolled it back: DynamoDB reports that as the
-        transaction's cancellation with TransactionConflict reasons.
+        of its items (PostgreSQL) rolled it back: DynamoDB reports that as the
+        transaction's cancellation with TransactionConflict reasons. A cycle
+        through no item (`Unordered`) is not DynamoDB's conflict: the front
+        door runs the request again, and cancels it so only if every run met one.
         """
         try:
             return self._write(actions, token)
         except CatalogMoved:
             raise  # not a collision: the front door runs the request again on the fresh catalog
+        except Unordered as error:
+            error.answer = cancellation([TRANSACTION_CONFLICT] * len(actions))
+            raise
         except Conflict:
             raise cancellation([TRANSACTION_CONFLICT] * len(actions)) from None
 
