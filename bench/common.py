@@ -26,6 +26,21 @@ UNCHECKED_AUTH = ("AWS4-HMAC-SHA256 Credential=partita/20240101/us-east-1/dynamo
                   "SignedHeaders=host;x-amz-date, Signature=0000")
 
 
+#: Source of `ask(endpoint)` for benchmark children: one ListTables over a raw socket (no SDK to
+#: import), asserting its 200. `socket` must be imported where it runs.
+ASK_SOURCE = r"""
+def ask(endpoint):
+    host, port = endpoint.rsplit("/", 1)[1].rsplit(":", 1)
+    head = ("POST / HTTP/1.1\r\nHost: %s:%s\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+            "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20240101T000000Z\r\n"
+            "Authorization: AUTH\r\nContent-Length: 2\r\n\r\n{}" % (host, port))
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(head.encode())
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer
+""".replace("AUTH", UNCHECKED_AUTH)
+
+
 class BenchError(Exception):
     pass
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from client import Signer
-from common import BENCH_DIR, PEERS_DIR, REPO_DIR, UNCHECKED_AUTH, named_trees, say
+from common import ASK_SOURCE, BENCH_DIR, PEERS_DIR, REPO_DIR, named_trees, say
 from servers import DYNALITE_CLI, free_port, rss_mib
 
 _SERVE = "import sys; from partita.cli import main; sys.exit(main())"
@@ -48,18 +48,7 @@ t0 = time.perf_counter()
 import json, socket
 from partita.testing import local
 t1 = time.perf_counter()
-
-def ask(endpoint):
-    host, port = endpoint.rsplit("/", 1)[1].rsplit(":", 1)
-    body = b"{{}}"
-    head = ("POST / HTTP/1.1\\r\\nHost: %s:%s\\r\\nX-Amz-Target: DynamoDB_20120810.ListTables\\r\\n"
-            "Content-Type: application/x-amz-json-1.0\\r\\nX-Amz-Date: 20240101T000000Z\\r\\n"
-            "Authorization: {UNCHECKED_AUTH}\\r\\nContent-Length: %d\\r\\n\\r\\n" % (host, port, len(body)))
-    with socket.create_connection((host, int(port))) as sock:
-        sock.sendall(head.encode() + body)
-        answer = sock.recv(65536)
-    assert answer.startswith(b"HTTP/1.1 200"), answer
-
+{ASK_SOURCE}
 server = local().start()
 t2 = time.perf_counter()
 ask(server.endpoint)

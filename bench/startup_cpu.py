@@ -33,7 +33,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from common import REPO_DIR, UNCHECKED_AUTH, named_trees, say
+from common import ASK_SOURCE, REPO_DIR, UNCHECKED_AUTH, named_trees, say
 
 _CHILD = r"""
 import sys, time
@@ -52,7 +52,7 @@ print((built - start) * 1e3, (time.process_time() - built) * 1e3)
 """
 
 
-#: `--floor`'s child. LIBRARIES is the list of module names to load first ([] when recording it).
+#: `--floor`'s child. LIBRARIES: module names to load first ([] when recording them); ASK: common.ASK_SOURCE.
 _LOCAL = r"""
 import sys, time
 sys.path.insert(0, TREE)
@@ -67,13 +67,8 @@ loaded = time.process_time()
 import socket  # the client's; the server loads it too, so it is among LIBRARIES
 from partita.testing import local
 server = local(env=False).start()
-host, port = server.endpoint.rsplit("/", 1)[1].rsplit(":", 1)
-head = ("POST / HTTP/1.1\r\nHost: %s:%s\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
-        "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20240101T000000Z\r\n"
-        "Authorization: %s\r\nContent-Length: 2\r\n\r\n{}" % (host, port, AUTH))
-with socket.create_connection((host, int(port))) as sock:
-    sock.sendall(head.encode())
-    assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+ASK
+ask(server.endpoint)
 answered = time.process_time()
 if not LIBRARIES:
     print(" ".join(n for n in sys.modules if n not in before and n.split(".")[0] != "partita"))
@@ -82,13 +77,17 @@ server.stop()
 """
 
 
-def _local(tree: Path, libraries: list[str]) -> list[str]:
-    child = (_LOCAL.replace("TREE", repr(str(tree))).replace("LIBRARIES", repr(libraries))
-             .replace("AUTH", repr(UNCHECKED_AUTH)))
+def _run_child(tree: Path, source: str) -> str:
+    """What a fresh process running `source` printed (its TREE replaced by the tree's folder)."""
+    child = source.replace("TREE", repr(str(tree)))
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd="/tmp", check=False)
     if done.returncode != 0:
         raise SystemExit(f"{tree}: {done.stderr.strip()}")
-    return done.stdout.splitlines()
+    return done.stdout
+
+
+def _local(tree: Path, libraries: list[str]) -> list[str]:
+    return _run_child(tree, _LOCAL.replace("ASK", ASK_SOURCE).replace("LIBRARIES", repr(libraries))).splitlines()
 
 
 def floor(trees: list[tuple[str, Path]], runs: int) -> None:
@@ -107,11 +106,7 @@ def floor(trees: list[tuple[str, Path]], runs: int) -> None:
 
 
 def _once(tree: Path) -> tuple[float, float]:
-    child = _CHILD.replace("TREE", repr(str(tree))).replace("AUTH", repr(UNCHECKED_AUTH.encode()))
-    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd="/tmp", check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{tree}: {done.stderr.strip()}")
-    build, first = map(float, done.stdout.split())
+    build, first = map(float, _run_child(tree, _CHILD.replace("AUTH", repr(UNCHECKED_AUTH.encode()))).split())
     return build, first
 
 
